@@ -1,0 +1,311 @@
+// linrec_bench — linear_recurrence on time-contiguous rows, against the device-to-device copy
+// roofline and CUB's DeviceScan with the same affine operator, all measured in this one run.
+//
+// Timing: CUDA events around batches of back-to-back calls on one stream, after warm-up; inputs
+// rotate among enough copies to keep the working set above 2× the L2, so no call reads a cache
+// that its predecessor warmed. Each benchmark reports the median over its iterations (`median_us`,
+// per call), the bytes moved per second at that median (12 B per fp32 element: read a, read b,
+// write h), and `copy_fraction`: the time a cudaMemcpyAsync moving the same bytes (6 B per element
+// read + 6 B written) takes, measured here, over linrec's time. Every output is checked against a
+// float64 loop on the host before timing.
+#include <benchmark/benchmark.h>
+#include <cub/device/device_scan.cuh>
+#include <linrec/linrec.cuh>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
+#include <thrust/iterator/transform_output_iterator.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace {
+
+void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) {
+    std::fprintf(stderr, "%s: %s\n", what, cudaGetErrorString(e));
+    std::exit(1);
+  }
+}
+#define CHECK(call) check((call), #call)
+
+constexpr std::size_t min_working_set = std::size_t(256) << 20;  // > 4x the H200's 60 MB L2
+
+__host__ __device__ inline float unit_hash(std::uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return float((x ^ (x >> 31)) >> 40) * (1.0f / 16777216.0f);
+}
+
+__global__ void fill_inputs(float* a, float* b, std::int64_t n, std::uint64_t seed) {
+  for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n;
+       i += std::int64_t(gridDim.x) * blockDim.x) {
+    a[i] = 0.5f + 0.5f * unit_hash(seed + 2 * std::uint64_t(i));
+    b[i] = 2.0f * unit_hash(seed + 2 * std::uint64_t(i) + 1) - 1.0f;
+  }
+}
+
+// How many copies of a problem of n fp32 elements (12 B each) keep the working set above the L2.
+int copies_for(std::int64_t n) {
+  const std::size_t set_bytes = 12 * std::size_t(n);
+  return int(std::max<std::size_t>(1, (min_working_set + set_bytes - 1) / set_bytes));
+}
+
+// Rotating copies of one problem's inputs and outputs.
+struct data_sets {
+  std::int64_t elements = 0;
+  int copies = 0;
+  std::vector<float*> a, b, h;
+  void* temp = nullptr;
+  std::size_t temp_bytes = 0;
+
+  data_sets(std::int64_t n, std::size_t temp_size) : elements(n), copies(copies_for(n)) {
+    for (int c = 0; c < copies; ++c) {
+      float *pa, *pb, *ph;
+      CHECK(cudaMalloc(&pa, n * sizeof(float)));
+      CHECK(cudaMalloc(&pb, n * sizeof(float)));
+      CHECK(cudaMalloc(&ph, n * sizeof(float)));
+      fill_inputs<<<2048, 256>>>(pa, pb, n, 0x5eed0000ull * (c + 1));
+      CHECK(cudaGetLastError());
+      a.push_back(pa), b.push_back(pb), h.push_back(ph);
+    }
+    temp_bytes = std::max<std::size_t>(temp_size, 16);
+    CHECK(cudaMalloc(&temp, temp_bytes));
+    CHECK(cudaDeviceSynchronize());
+  }
+  ~data_sets() {
+    for (int c = 0; c < copies; ++c) cudaFree(a[c]), cudaFree(b[c]), cudaFree(h[c]);
+    cudaFree(temp);
+  }
+};
+
+cudaStream_t bench_stream() {
+  static cudaStream_t stream = [] {
+    cudaStream_t s;
+    CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    return s;
+  }();
+  return stream;
+}
+
+// Milliseconds per call of `call(copy_index)`, over a batch of `calls` calls.
+double time_batch(const std::function<void(int)>& call, int calls, int copies) {
+  static cudaEvent_t start = nullptr, stop = nullptr;
+  if (start == nullptr) {
+    CHECK(cudaEventCreate(&start));
+    CHECK(cudaEventCreate(&stop));
+  }
+  CHECK(cudaEventRecord(start, bench_stream()));
+  for (int i = 0; i < calls; ++i) call(i % copies);
+  CHECK(cudaEventRecord(stop, bench_stream()));
+  CHECK(cudaEventSynchronize(stop));
+  CHECK(cudaGetLastError());
+  float ms = 0;
+  CHECK(cudaEventElapsedTime(&ms, start, stop));
+  return double(ms) / calls;
+}
+
+int calls_per_batch(std::int64_t bytes) {
+  return bytes >= (std::int64_t(512) << 20) ? 1 : bytes >= (std::int64_t(32) << 20) ? 5 : 50;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+// Median ms per call of a device-to-device copy moving the bytes of `elements` fp32 elements.
+double copy_roofline_ms(std::int64_t elements) {
+  static std::map<std::int64_t, double> cache;
+  if (auto it = cache.find(elements); it != cache.end()) return it->second;
+  // Copying 6 B per element reads 6 and writes 6: the 12 B per element linrec moves.
+  const std::size_t half = 6 * std::size_t(elements);
+  const int copies = copies_for(elements);
+  std::vector<char*> src, dst;
+  for (int c = 0; c < copies; ++c) {
+    char *s, *d;
+    CHECK(cudaMalloc(&s, half));
+    CHECK(cudaMalloc(&d, half));
+    CHECK(cudaMemset(s, 1, half));
+    src.push_back(s), dst.push_back(d);
+  }
+  const auto call = [&](int c) { CHECK(cudaMemcpyAsync(dst[c], src[c], half, cudaMemcpyDeviceToDevice, bench_stream())); };
+  const int calls = calls_per_batch(12 * elements);
+  time_batch(call, calls, copies);  // warm-up
+  std::vector<double> times;
+  for (int i = 0; i < 30; ++i) times.push_back(time_batch(call, calls, copies));
+  for (int c = 0; c < copies; ++c) cudaFree(src[c]), cudaFree(dst[c]);
+  return cache[elements] = median(times);
+}
+
+// Max |h - reference| over every element of copy 0, reference computed in double on the host.
+double max_error(const data_sets& sets, const linrec::row_layout& layout) {
+  const std::size_t n = std::size_t(sets.elements);
+  std::vector<float> a(n), b(n), h(n);
+  CHECK(cudaMemcpy(a.data(), sets.a[0], n * 4, cudaMemcpyDeviceToHost));
+  CHECK(cudaMemcpy(b.data(), sets.b[0], n * 4, cudaMemcpyDeviceToHost));
+  CHECK(cudaMemcpy(h.data(), sets.h[0], n * 4, cudaMemcpyDeviceToHost));
+  double worst = 0;
+  for (std::int64_t r = 0; r < layout.rows; ++r) {
+    double state = 0;
+    for (std::int64_t t = 0; t < layout.length; ++t) {
+      const std::size_t i = std::size_t(r * layout.length + t);
+      state = double(a[i]) * state + double(b[i]);
+      const double e = std::fabs(double(h[i]) - state);
+      worst = std::isnan(e) ? INFINITY : std::max(worst, e);
+    }
+  }
+  return worst;
+}
+
+void report(benchmark::State& state, const std::vector<double>& ms, std::int64_t elements) {
+  const double med = median(ms);
+  state.counters["median_us"] = 1e3 * med;
+  state.counters["GBps"] = 12.0 * double(elements) / (med * 1e-3) / 1e9;
+  state.counters["copy_GBps"] = 12.0 * double(elements) / (copy_roofline_ms(elements) * 1e-3) / 1e9;
+  state.counters["copy_fraction"] = copy_roofline_ms(elements) / med;
+}
+
+template <typename Policy>
+void bench_linrec(benchmark::State& state, linrec::row_layout layout) {
+  const std::int64_t n = layout.rows * layout.length;
+  std::size_t bytes = 0;
+  if (!linrec::linear_recurrence<float, Policy>(nullptr, bytes, nullptr, nullptr, nullptr, layout)) {
+    state.SkipWithError("size query failed");
+    return;
+  }
+  copy_roofline_ms(n);  // measured before our buffers exist, so both fit together in memory
+  data_sets sets(n, bytes);
+  linrec::status status;
+  const auto call = [&](int c) {
+    std::size_t temp_bytes = sets.temp_bytes;
+    status = linrec::linear_recurrence<float, Policy>(sets.temp, temp_bytes, sets.a[c], sets.b[c], sets.h[c],
+                                                      layout, nullptr, nullptr, bench_stream());
+  };
+  call(0);
+  CHECK(cudaStreamSynchronize(bench_stream()));
+  if (!status) {
+    state.SkipWithError(status.message());
+    return;
+  }
+  if (const double e = max_error(sets, layout); !(e < 1e-4)) {
+    state.SkipWithError(("wrong result, max error " + std::to_string(e)).c_str());
+    return;
+  }
+  const int calls = calls_per_batch(12 * n);
+  time_batch(call, calls, sets.copies);
+  std::vector<double> ms;
+  for (auto _ : state) {
+    const double t = time_batch(call, calls, sets.copies);
+    ms.push_back(t);
+    state.SetIterationTime(t * 1e-3);
+  }
+  state.SetLabel(std::string("strategy=") + [&] {
+    switch (linrec::chosen_strategy<float, Policy>(layout)) {
+      case linrec::strategy::tiled_lookback: return "tiled_lookback";
+      case linrec::strategy::block_per_row: return "block_per_row";
+      case linrec::strategy::warp_per_row: return "warp_per_row";
+      default: return "?";
+    }
+  }());
+  report(state, ms, n);
+}
+
+struct load_pair {
+  const float* a;
+  const float* b;
+  __host__ __device__ linrec::affine<float> operator()(std::int64_t i) const { return {a[i], b[i]}; }
+};
+struct take_b {
+  __host__ __device__ float operator()(const linrec::affine<float>& x) const { return x.b; }
+};
+
+// CUB's single-pass scan with the same operator over (a, b) pairs: one row only.
+void bench_cub_affine(benchmark::State& state, std::int64_t length) {
+  copy_roofline_ms(length);
+  std::size_t bytes = 0;
+  const auto in = [](const float* a, const float* b) {
+    return thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(0), load_pair{a, b});
+  };
+  CHECK(cub::DeviceScan::InclusiveScan(nullptr, bytes, in(nullptr, nullptr),
+                                       thrust::make_transform_output_iterator((float*)nullptr, take_b{}),
+                                       linrec::affine_scan_op{}, length, bench_stream()));
+  data_sets sets(length, bytes);
+  const auto call = [&](int c) {
+    std::size_t temp_bytes = sets.temp_bytes;
+    CHECK(cub::DeviceScan::InclusiveScan(sets.temp, temp_bytes, in(sets.a[c], sets.b[c]),
+                                         thrust::make_transform_output_iterator(sets.h[c], take_b{}),
+                                         linrec::affine_scan_op{}, length, bench_stream()));
+  };
+  call(0);
+  CHECK(cudaStreamSynchronize(bench_stream()));
+  if (const double e = max_error(sets, linrec::row_layout::contiguous(1, length)); !(e < 1e-4)) {
+    state.SkipWithError("CUB result wrong");
+    return;
+  }
+  const int calls = calls_per_batch(12 * length);
+  time_batch(call, calls, sets.copies);
+  std::vector<double> ms;
+  for (auto _ : state) {
+    const double t = time_batch(call, calls, sets.copies);
+    ms.push_back(t);
+    state.SetIterationTime(t * 1e-3);
+  }
+  report(state, ms, length);
+}
+
+template <linrec::strategy S>
+struct forced_policy : linrec::default_policy<float> {
+  static constexpr linrec::strategy forced = S;
+};
+
+void register_all() {
+  using linrec::row_layout;
+  using linrec::strategy;
+  struct shape {
+    std::int64_t rows, length;
+  };
+  const auto name = [](const char* what, shape s) {
+    return std::string(what) + "/rows:" + std::to_string(s.rows) + "/T:" + std::to_string(s.length);
+  };
+  const auto add = [](const std::string& n, auto fn) {
+    benchmark::RegisterBenchmark(n.c_str(), fn)->UseManualTime()->Unit(benchmark::kMicrosecond)->Iterations(30);
+  };
+  for (const shape s : {shape{1, 1 << 28}, shape{1024, 65536}, shape{16384, 4096}, shape{1024, 1024},
+                        shape{1, 1 << 14}, shape{1, 1 << 20}, shape{64, 1 << 20}}) {
+    const row_layout layout = row_layout::contiguous(s.rows, s.length);
+    add(name("linrec", s), [=](benchmark::State& st) { bench_linrec<linrec::default_policy<float>>(st, layout); });
+    add(name("linrec_tiled_lookback", s), [=](benchmark::State& st) { bench_linrec<forced_policy<strategy::tiled_lookback>>(st, layout); });
+    add(name("linrec_block_per_row", s), [=](benchmark::State& st) {
+      if (s.rows == 1 && s.length > (1 << 20)) st.SkipWithError("one block on one long row: not a contender");
+      else bench_linrec<forced_policy<strategy::block_per_row>>(st, layout);
+    });
+    if (s.length <= 4096) {
+      add(name("linrec_warp_per_row", s), [=](benchmark::State& st) { bench_linrec<forced_policy<strategy::warp_per_row>>(st, layout); });
+    }
+    if (s.rows == 1) {
+      add(name("cub_affine_scan", s), [=](benchmark::State& st) { bench_cub_affine(st, s.length); });
+    }
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+    std::fprintf(stderr, "linrec_bench: no CUDA device; benchmarks need an NVIDIA GPU.\n");
+    return 2;
+  }
+  register_all();
+  benchmark::Initialize(&argc, argv);
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

@@ -1,0 +1,48 @@
+// linrec/affine.cuh — the affine element of a linear recurrence and the scan operator over it.
+//
+// The recurrence h[t] = a[t] * h[t-1] + b[t] is the left-to-right composition of the affine maps
+// x -> a[t] * x + b[t]. An `affine<T>` is one such map (or a composition of several). Composition is
+// associative but not commutative, so every operation here names which operand is applied first.
+#pragma once
+
+#include <cuda_runtime.h>
+
+namespace linrec {
+
+/// The affine map x -> a * x + b over value type T (float or double today).
+///
+/// A run of elements t0..t1 composes into one affine map: applying it to h[t0-1] gives h[t1].
+/// `identity()` is the map x -> x, i.e. (1, 0).
+template <typename T>
+struct affine {
+  T a;
+  T b;
+
+  __host__ __device__ static constexpr affine identity() noexcept { return {T(1), T(0)}; }
+
+  /// Applies the map to x: a * x + b.
+  __host__ __device__ constexpr T operator()(T x) const noexcept { return a * x + b; }
+};
+
+/// outer ∘ inner: the map that applies `inner` first, then `outer`.
+///
+/// (a, b) ∘ (a', b') = (a·a', a·b' + b). In sequence order the *earlier* element is `inner`.
+template <typename T>
+__host__ __device__ constexpr affine<T> compose(const affine<T>& outer,
+                                                const affine<T>& inner) noexcept {
+  return {outer.a * inner.a, outer.a * inner.b + outer.b};
+}
+
+/// The binary scan operator in the convention of CUB and the std algorithms: `op(earlier, later)`.
+///
+/// Scans always pass the element that comes first in the sequence as the left operand, so
+/// `affine_scan_op{}(x, y)` is `compose(y, x)`: "apply x, then y".
+struct affine_scan_op {
+  template <typename T>
+  __host__ __device__ constexpr affine<T> operator()(const affine<T>& earlier,
+                                                     const affine<T>& later) const noexcept {
+    return compose(later, earlier);
+  }
+};
+
+}  // namespace linrec

@@ -1,0 +1,162 @@
+// linrec/detail/linear_recurrence_impl.cuh — validation, planning and the launches behind
+// linear_recurrence.
+#pragma once
+
+#include <linrec/detail/block_per_row_kernel.cuh>
+#include <linrec/detail/lookback_kernel.cuh>
+#include <linrec/detail/plan.cuh>
+#include <linrec/detail/problem.cuh>
+#include <linrec/detail/validate.cuh>
+#include <linrec/detail/warp_per_row_kernel.cuh>
+#include <linrec/linear_recurrence.cuh>
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <type_traits>
+
+namespace linrec {
+namespace detail {
+
+inline constexpr std::int64_t max_grid_blocks = 0x7fffffff;  // gridDim.x limit
+
+inline unsigned grid_blocks(std::int64_t work_items) {
+  return static_cast<unsigned>(std::min(work_items, max_grid_blocks));
+}
+
+// length == 0: the final state is the initial one.
+template <typename T>
+status write_initial_as_final(const T* h0, T* h_final, std::int64_t rows, cudaStream_t stream) {
+  if (h_final == nullptr || rows == 0) return {};
+  const std::size_t bytes = static_cast<std::size_t>(rows) * sizeof(T);
+  // All-zero bits are +0.0 for float and double.
+  return status(h0 != nullptr
+                    ? cudaMemcpyAsync(h_final, h0, bytes, cudaMemcpyDeviceToDevice, stream)
+                    : cudaMemsetAsync(h_final, 0, bytes, stream));
+}
+
+// Every argument of a problem whose layout is valid; an empty problem only uses h0 and h_final.
+template <typename T>
+error validate_arguments(const T* a, const T* b, const T* h, const row_layout& layout, const T* h0,
+                         const T* h_final) noexcept {
+  if (layout.elements() > 0) return validate_pointers(a, b, h, layout, h0, h_final);
+  if (h0 != nullptr && misaligned(h0)) return error::misaligned_h0;
+  if (h_final != nullptr && misaligned(h_final)) return error::misaligned_h_final;
+  return error::success;
+}
+
+inline void* align_temp(void* temp) {
+  const auto address = reinterpret_cast<std::uintptr_t>(temp);
+  return reinterpret_cast<void*>((address + temp_alignment - 1) / temp_alignment * temp_alignment);
+}
+
+template <typename Policy, typename T>
+status launch_tiled_lookback(const plan& pl, void* temp, const rows_problem<T>& p,
+                             cudaStream_t stream) {
+  using status_view = tile_status<affine<T>>;
+  const std::int64_t tiles = p.rows * pl.tiles_per_row;
+  const status_view view(temp, tiles);
+  if (const cudaError_t e = cudaMemsetAsync(temp, 0, status_view::init_bytes(tiles), stream);
+      e != cudaSuccess) {
+    return status(e);
+  }
+  lookback_kernel<Policy::lookback_threads, Policy::lookback_items>
+      <<<grid_blocks(tiles), Policy::lookback_threads, 0, stream>>>(p, view, pl.tiles_per_row);
+  return status(cudaPeekAtLastError());
+}
+
+template <typename Policy, typename T>
+status launch_block_per_row(const rows_problem<T>& p, cudaStream_t stream) {
+  block_per_row_kernel<Policy::row_block_threads, Policy::row_block_items>
+      <<<grid_blocks(p.rows), Policy::row_block_threads, 0, stream>>>(p);
+  return status(cudaPeekAtLastError());
+}
+
+template <typename Policy, typename T>
+status launch_warp_per_row(const rows_problem<T>& p, cudaStream_t stream) {
+  constexpr std::int64_t warps_per_block = Policy::row_warp_block_threads / 32;
+  warp_per_row_kernel<Policy::row_warp_block_threads, Policy::row_warp_items>
+      <<<grid_blocks((p.rows + warps_per_block - 1) / warps_per_block),
+         Policy::row_warp_block_threads, 0, stream>>>(p);
+  return status(cudaPeekAtLastError());
+}
+
+// Enqueues a validated problem; `temp` is 16-byte aligned and large enough for `pl`.
+template <typename T, typename Policy>
+status enqueue(const plan& pl, void* temp, const T* a, const T* b, T* h, const row_layout& layout,
+               const T* h0, T* h_final, cudaStream_t stream) {
+  if (layout.rows == 0) return {};
+  if (layout.length == 0) return write_initial_as_final(h0, h_final, layout.rows, stream);
+  const rows_problem<T> p{a, b, h, h0, h_final, layout.rows, layout.length, layout.row_stride};
+  // A policy that forces a strategy instantiates only that strategy's kernel.
+  constexpr auto may_take = [](strategy s) {
+    return Policy::forced == strategy::automatic || Policy::forced == s;
+  };
+  if constexpr (may_take(strategy::tiled_lookback)) {
+    if (pl.chosen == strategy::tiled_lookback) return launch_tiled_lookback<Policy>(pl, temp, p, stream);
+  }
+  if constexpr (may_take(strategy::block_per_row)) {
+    if (pl.chosen == strategy::block_per_row) return launch_block_per_row<Policy>(p, stream);
+  }
+  if constexpr (may_take(strategy::warp_per_row)) {
+    if (pl.chosen == strategy::warp_per_row) return launch_warp_per_row<Policy>(p, stream);
+  }
+  return status(cudaErrorInvalidValue);  // unreachable: make_plan only picks strategies above
+}
+
+template <typename T>
+constexpr void check_value_type() {
+  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>,
+                "linrec::linear_recurrence supports float and double");
+}
+
+}  // namespace detail
+
+template <typename T, typename Policy>
+constexpr strategy chosen_strategy(row_layout layout) noexcept {
+  return detail::choose_strategy<T, Policy>(layout);
+}
+
+template <typename T, typename Policy>
+status linear_recurrence(void* d_temp_storage, std::size_t& temp_storage_bytes, const T* a,
+                         const T* b, T* h, row_layout layout, const T* h0, T* h_final,
+                         cudaStream_t stream) {
+  detail::check_value_type<T>();
+  if (const error e = detail::validate_layout<T>(layout); e != error::success) return e;
+  const detail::plan pl = detail::make_plan<T, Policy>(layout);
+  if (d_temp_storage == nullptr) {
+    temp_storage_bytes = pl.temp_bytes;
+    return {};
+  }
+  if (const error e = detail::validate_arguments(a, b, h, layout, h0, h_final); e != error::success) {
+    return e;
+  }
+  if (temp_storage_bytes < pl.temp_bytes) return error::temp_storage_too_small;
+  return detail::enqueue<T, Policy>(pl, detail::align_temp(d_temp_storage), a, b, h, layout, h0,
+                                    h_final, stream);
+}
+
+template <typename T, typename Policy>
+status linear_recurrence(const T* a, const T* b, T* h, row_layout layout, const T* h0, T* h_final,
+                         cudaStream_t stream) {
+  detail::check_value_type<T>();
+  if (const error e = detail::validate_layout<T>(layout); e != error::success) return e;
+  if (const error e = detail::validate_arguments(a, b, h, layout, h0, h_final); e != error::success) {
+    return e;
+  }
+  const detail::plan pl = detail::make_plan<T, Policy>(layout);
+  if (pl.chosen != strategy::tiled_lookback || layout.elements() == 0) {
+    return detail::enqueue<T, Policy>(pl, nullptr, a, b, h, layout, h0, h_final, stream);
+  }
+  void* temp = nullptr;
+  if (const cudaError_t e = cudaMallocAsync(&temp, pl.temp_bytes, stream); e != cudaSuccess) {
+    return status(e);
+  }
+  const status result = detail::enqueue<T, Policy>(pl, detail::align_temp(temp), a, b, h, layout,
+                                                   h0, h_final, stream);
+  const cudaError_t freed = cudaFreeAsync(temp, stream);
+  return result.ok() ? status(freed) : result;
+}
+
+}  // namespace linrec

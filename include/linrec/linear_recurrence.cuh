@@ -1,0 +1,54 @@
+// linrec/linear_recurrence.cuh — the host entry point: h[t] = a[t] * h[t-1] + b[t] over rows of
+// time-contiguous data, on a stream.
+#pragma once
+
+#include <linrec/policy.cuh>
+#include <linrec/row_layout.cuh>
+#include <linrec/status.cuh>
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+
+namespace linrec {
+
+/// Computes, for every row r and step t of `layout`,
+///
+///     h[r, t] = a[r, t] * h[r, t-1] + b[r, t],   h[r, -1] = h0 ? h0[r] : 0,
+///
+/// with element (r, t) at r * layout.row_stride + t of a, b and h (device pointers), and, if
+/// `h_final` is not null, h_final[r] = h[r, length-1] (h0[r] or 0 when length == 0). Feeding one
+/// call's h_final as the next call's h0 continues the sequence: chunked runs equal one run over the
+/// concatenation, up to rounding.
+///
+/// - T: float or double; the scan runs in T.
+/// - In place: h may be the same array as a or as b; any other overlap with them is an error.
+/// - Temporary storage, CUB-style: with d_temp_storage == nullptr, only sets temp_storage_bytes
+///   (never 0) from the layout alone and returns; pointers are not checked then. Otherwise
+///   d_temp_storage must hold temp_storage_bytes ≥ that size (any alignment) and must not be used
+///   by anything else until the work completes on `stream`.
+/// - Asynchronous: enqueues work on `stream` and returns; never synchronizes, allocates or prints.
+///   An empty problem (rows or length 0) launches nothing, except writing h_final for length 0.
+/// - Bad input: returns the `error` naming the argument before anything is launched, and touches
+///   no output. A failed launch returns error::cuda_error with the CUDA error in status::cuda().
+/// - Strategy: `Policy::forced`, or from the shape (see default_policy and chosen_strategy):
+///   short rows one per warp, many rows one per block, fewer long rows in tiles across blocks
+///   with a single-pass decoupled look-back.
+template <typename T, typename Policy = default_policy<T>>
+status linear_recurrence(void* d_temp_storage, std::size_t& temp_storage_bytes, const T* a,
+                         const T* b, T* h, row_layout layout, const T* h0 = nullptr,
+                         T* h_final = nullptr, cudaStream_t stream = nullptr);
+
+/// The same, with temporary storage taken stream-ordered on `stream` (cudaMallocAsync, then
+/// cudaFreeAsync after the work) when the strategy needs any. Arguments are all checked first.
+template <typename T, typename Policy = default_policy<T>>
+status linear_recurrence(const T* a, const T* b, T* h, row_layout layout, const T* h0 = nullptr,
+                         T* h_final = nullptr, cudaStream_t stream = nullptr);
+
+/// The strategy linear_recurrence<T, Policy> takes for `layout` (for logs, tests and tuning).
+template <typename T, typename Policy = default_policy<T>>
+constexpr strategy chosen_strategy(row_layout layout) noexcept;
+
+}  // namespace linrec
+
+#include <linrec/detail/linear_recurrence_impl.cuh>

@@ -1,0 +1,51 @@
+// linrec/policy.cuh — the tuning knobs of linear_recurrence, as one type with documented defaults.
+#pragma once
+
+#include <cstdint>
+
+namespace linrec {
+
+/// How linear_recurrence spreads rows of time-contiguous data over the GPU.
+enum class strategy {
+  automatic,       ///< chosen from the shape by the policy's thresholds (see default_policy)
+  tiled_lookback,  ///< rows cut into tiles, one block per tile, carries by decoupled look-back
+  block_per_row,   ///< one block walks each row tile by tile, the carry kept on chip
+  warp_per_row,    ///< one warp walks each row, the carry kept in registers
+};
+
+/// The defaults, tuned on an H200 (sm_90). To change a knob, derive and shadow it:
+///
+///     struct my_policy : linrec::default_policy<float> {
+///       static constexpr linrec::strategy forced = linrec::strategy::block_per_row;
+///     };
+///     linrec::linear_recurrence<float, my_policy>(...);
+///
+/// Items per thread scale with the element size so a thread always moves 64 bytes per input array
+/// per tile in 16-byte vectors.
+template <typename T>
+struct default_policy {
+  static constexpr int vector_items = 16 / int(sizeof(T));
+
+  /// tiled_lookback: threads per block and items per thread (a tile is their product).
+  static constexpr int lookback_threads = 256;
+  static constexpr int lookback_items = 4 * vector_items;
+
+  /// block_per_row: threads per block and items per thread of each tile a block walks.
+  static constexpr int row_block_threads = 128;
+  static constexpr int row_block_items = 2 * vector_items;
+
+  /// warp_per_row: threads per block (a multiple of 32; each warp owns rows) and items per lane.
+  static constexpr int row_warp_block_threads = 256;
+  static constexpr int row_warp_items = 2 * vector_items;
+
+  /// automatic: rows no longer than this go one per warp.
+  static constexpr std::int64_t warp_per_row_max_length = 256;
+  /// automatic: with at least this many rows (about one block per row resident on an H200's
+  /// 132 SMs), rows go one per block; fewer, longer rows are tiled with look-back.
+  static constexpr std::int64_t block_per_row_min_rows = 1024;
+
+  /// Overrides the automatic choice when not `strategy::automatic`.
+  static constexpr strategy forced = strategy::automatic;
+};
+
+}  // namespace linrec

@@ -1,0 +1,9 @@
+// The entry point in double, each strategy forced in turn.
+#include "strategy_cases.cuh"
+
+namespace linrec::testing {
+using double_configs = ::testing::Types<config<double, strategy::tiled_lookback>,
+                                        config<double, strategy::block_per_row>,
+                                        config<double, strategy::warp_per_row>>;
+INSTANTIATE_TYPED_TEST_SUITE_P(double_, strategy_test, double_configs, config_name);
+}  // namespace linrec::testing

@@ -1,0 +1,229 @@
+// The entry point's behaviour, the same for every strategy and value type: included by one test
+// file per value type, instantiated over policies that force each strategy (and the automatic one).
+#pragma once
+
+#include "../common/gpu_support.cuh"
+
+#include <linrec/linear_recurrence.cuh>
+
+#include <cstdint>
+#include <vector>
+
+namespace linrec::testing {
+
+template <typename T, strategy S>
+struct forced_policy : default_policy<T> {
+  static constexpr strategy forced = S;
+};
+
+// The length of the work one step of the strategy covers: a tile, or a warp's chunk.
+template <typename T, typename Policy>
+constexpr std::int64_t step_items() {
+  switch (Policy::forced) {
+    case strategy::tiled_lookback: return std::int64_t(Policy::lookback_threads) * Policy::lookback_items;
+    case strategy::block_per_row: return std::int64_t(Policy::row_block_threads) * Policy::row_block_items;
+    case strategy::warp_per_row: return 32 * std::int64_t(Policy::row_warp_items);
+    default: return std::int64_t(Policy::lookback_threads) * Policy::lookback_items;
+  }
+}
+
+template <typename Config>
+class strategy_test : public gpu_test {
+ protected:
+  using T = typename Config::value_type;
+  using P = typename Config::policy;
+
+  void check(row_layout layout, a_dist dist = a_dist::half_to_one, bool with_h0 = true,
+             aliasing alias = aliasing::none) {
+    const auto p = random_problem<T>(layout, dist, with_h0);
+    const auto out = run_on_device<T, P>(p, alias);
+    expect_matches_reference(p, out);
+  }
+};
+
+template <typename T, strategy S>
+struct config {
+  using value_type = T;
+  using policy = forced_policy<T, S>;
+};
+
+TYPED_TEST_SUITE_P(strategy_test);
+
+TYPED_TEST_P(strategy_test, matches_float64_reference_at_warp_and_tile_edges) {
+  using T = typename TestFixture::T;
+  using P = typename TestFixture::P;
+  constexpr std::int64_t step = step_items<T, P>();
+  for (std::int64_t length : {std::int64_t(1), std::int64_t(2), std::int64_t(31), std::int64_t(32),
+                              std::int64_t(33), step - 1, step, step + 1, 3 * step, 5 * step + 7}) {
+    SCOPED_TRACE(length);
+    this->check(row_layout::contiguous(1, length));
+    this->check(row_layout::contiguous(3, length), a_dist::minus_one_to_one, false);
+  }
+}
+
+TYPED_TEST_P(strategy_test, matches_float64_reference_on_a_long_row) {
+  this->check(row_layout::contiguous(1, (std::int64_t(1) << 20) + 7), a_dist::half_to_one, true);
+  this->check(row_layout::contiguous(2, (std::int64_t(1) << 19) + 3), a_dist::long_memory, false);
+}
+
+TYPED_TEST_P(strategy_test, many_rows_of_odd_lengths) {
+  for (std::int64_t rows : {2, 33, 1000, 4096}) {
+    for (std::int64_t length : {1, 7, 129, 1001}) {
+      SCOPED_TRACE(::testing::Message() << rows << " rows of " << length);
+      this->check(row_layout::contiguous(rows, length), a_dist::minus_one_to_one, rows % 2 == 0);
+    }
+  }
+}
+
+TYPED_TEST_P(strategy_test, row_stride_above_length_leaves_gaps_untouched) {
+  using T = typename TestFixture::T;
+  using P = typename TestFixture::P;
+  constexpr std::int64_t step = step_items<T, P>();
+  this->check({5, step + 3, step + 3 + 13});
+  this->check({40, 100, 128});   // aligned rows, vector paths
+  this->check({7, 2 * step, 2 * step + 1});  // every row but the first misaligned: scalar paths
+}
+
+TYPED_TEST_P(strategy_test, in_place_on_b_and_on_a) {
+  using T = typename TestFixture::T;
+  using P = typename TestFixture::P;
+  constexpr std::int64_t step = step_items<T, P>();
+  this->check(row_layout::contiguous(3, 4 * step + 5), a_dist::half_to_one, true, aliasing::h_is_b);
+  this->check(row_layout::contiguous(3, 4 * step + 5), a_dist::half_to_one, false, aliasing::h_is_a);
+}
+
+TYPED_TEST_P(strategy_test, chunked_runs_chained_through_h_final_equal_one_run) {
+  using T = typename TestFixture::T;
+  using P = typename TestFixture::P;
+  constexpr std::int64_t step = step_items<T, P>();
+  const std::int64_t rows = 3, length = 6 * step + 11;
+  const auto whole = random_problem<T>(row_layout::contiguous(rows, length), a_dist::long_memory, true);
+  const auto whole_out = run_on_device<T, P>(whole);
+  expect_matches_reference(whole, whole_out);
+
+  // Three chunks [0, c1), [c1, c2), [c2, length) of each row, copied out, each seeded with the
+  // previous chunk's h_final.
+  const std::int64_t cuts[] = {0, step + 1, 4 * step - 3, length};
+  std::vector<T> h0 = whole.h0;
+  std::vector<T> chained(std::size_t(rows * length));
+  for (int c = 0; c < 3; ++c) {
+    const std::int64_t begin = cuts[c], size = cuts[c + 1] - cuts[c];
+    host_problem<T> chunk;
+    chunk.layout = row_layout::contiguous(rows, size);
+    chunk.h0 = h0;
+    chunk.seed = whole.seed;
+    for (std::int64_t r = 0; r < rows; ++r) {
+      for (std::int64_t t = 0; t < size; ++t) {
+        chunk.a.push_back(whole.a[std::size_t(r * length + begin + t)]);
+        chunk.b.push_back(whole.b[std::size_t(r * length + begin + t)]);
+      }
+    }
+    const auto out = run_on_device<T, P>(chunk);
+    expect_all_written(chunk, out.h);
+    for (std::int64_t r = 0; r < rows; ++r) {
+      for (std::int64_t t = 0; t < size; ++t) {
+        chained[std::size_t(r * length + begin + t)] = out.h[std::size_t(r * size + t)];
+      }
+    }
+    h0 = out.h_final;
+  }
+  device_result<T> chained_out{chained, h0};
+  expect_matches_reference(whole, chained_out);
+  // And directly: chunked and whole differ by rounding only.
+  const auto diff = compare(chained, whole_out.h, whole.layout);
+  EXPECT_LE(diff.rel_l2, 64 * std::numeric_limits<T>::epsilon());
+}
+
+TYPED_TEST_P(strategy_test, repeated_runs_on_fresh_data_reuse_temporary_storage) {
+  using T = typename TestFixture::T;
+  using P = typename TestFixture::P;
+  constexpr std::int64_t step = step_items<T, P>();
+  device_buffer<unsigned char> temp(std::size_t(1) << 20);
+  for (int run = 0; run < 5; ++run) {
+    const auto p = random_problem<T>(row_layout::contiguous(2 + run, 9 * step + run), a_dist::half_to_one, run % 2);
+    const auto out = run_on_device<T, P>(p, aliasing::none, &temp);
+    expect_matches_reference(p, out);
+  }
+}
+
+TYPED_TEST_P(strategy_test, zero_length_writes_h0_as_the_final_state) {
+  using T = typename TestFixture::T;
+  using P = typename TestFixture::P;
+  const auto p = random_problem<T>(row_layout::contiguous(5, 0), a_dist::half_to_one, true);
+  const auto out = run_on_device<T, P>(p);
+  for (int r = 0; r < 5; ++r) EXPECT_EQ(out.h_final[std::size_t(r)], p.h0[std::size_t(r)]);
+  const auto no_h0 = random_problem<T>(row_layout::contiguous(5, 0), a_dist::half_to_one, false);
+  const auto out2 = run_on_device<T, P>(no_h0);
+  for (int r = 0; r < 5; ++r) EXPECT_EQ(out2.h_final[std::size_t(r)], T(0));
+}
+
+TYPED_TEST_P(strategy_test, bad_input_touches_no_output) {
+  using T = typename TestFixture::T;
+  using P = typename TestFixture::P;
+  const std::int64_t n = 3000;
+  device_buffer<T> a(n), b(n), h(n), h_final(3);
+  a.poison();  // contents irrelevant: nothing may run
+  b.poison();
+  std::vector<T> marker(n);
+  for (std::int64_t i = 0; i < n; ++i) marker[std::size_t(i)] = T(i) + T(0.5);
+  h.upload(marker);
+  h_final.upload({T(1), T(2), T(3)});
+  std::size_t bytes = 0;
+  ASSERT_TRUE((linear_recurrence<T, P>(nullptr, bytes, a.get(), b.get(), h.get(), row_layout::contiguous(3, 1000))).ok());
+  device_buffer<unsigned char> temp(bytes);
+  std::size_t small = 0;
+  EXPECT_EQ((linear_recurrence<T, P>(temp.get(), small, a.get(), b.get(), h.get(), row_layout::contiguous(3, 1000), nullptr, h_final.get())),
+            error::temp_storage_too_small);
+  EXPECT_EQ((linear_recurrence<T, P>(temp.get(), bytes, a.get(), b.get(), h.get(), {3, 1000, 999}, nullptr, h_final.get())),
+            error::row_stride_less_than_length);
+  EXPECT_EQ((linear_recurrence<T, P>(temp.get(), bytes, a.get(), h.get() + 1, h.get(), row_layout::contiguous(3, 900), nullptr, h_final.get())),
+            error::h_overlaps_b);
+  EXPECT_EQ((linear_recurrence<T, P>(a.get(), nullptr, h.get(), row_layout::contiguous(3, 1000), nullptr, h_final.get())),
+            error::null_b);
+  LINREC_CUDA_CHECK(cudaDeviceSynchronize());
+  EXPECT_EQ(h.download(), marker);
+  EXPECT_EQ(h_final.download(), (std::vector<T>{T(1), T(2), T(3)}));
+}
+
+TYPED_TEST_P(strategy_test, allocating_overload_matches_reference) {
+  using T = typename TestFixture::T;
+  using P = typename TestFixture::P;
+  constexpr std::int64_t step = step_items<T, P>();
+  const auto p = random_problem<T>(row_layout::contiguous(4, 7 * step + 3), a_dist::minus_one_to_one, true);
+  device_buffer<T> a(p.extent()), b(p.extent()), h(p.extent()), h0(4), h_final(4);
+  a.upload(p.a);
+  b.upload(p.b);
+  h0.upload(p.h0);
+  h.poison();
+  h_final.poison();
+  cudaStream_t stream;
+  LINREC_CUDA_CHECK(cudaStreamCreate(&stream));
+  const status s = linear_recurrence<T, P>(a.get(), b.get(), h.get(), p.layout, h0.get(), h_final.get(), stream);
+  ASSERT_TRUE(s.ok()) << s.message();
+  LINREC_CUDA_CHECK(cudaStreamSynchronize(stream));
+  LINREC_CUDA_CHECK(cudaStreamDestroy(stream));
+  expect_matches_reference(p, device_result<T>{h.download(), h_final.download()});
+}
+
+REGISTER_TYPED_TEST_SUITE_P(strategy_test, matches_float64_reference_at_warp_and_tile_edges,
+                            matches_float64_reference_on_a_long_row, many_rows_of_odd_lengths,
+                            row_stride_above_length_leaves_gaps_untouched, in_place_on_b_and_on_a,
+                            chunked_runs_chained_through_h_final_equal_one_run,
+                            repeated_runs_on_fresh_data_reuse_temporary_storage,
+                            zero_length_writes_h0_as_the_final_state, bad_input_touches_no_output,
+                            allocating_overload_matches_reference);
+
+struct config_name {
+  template <typename C>
+  static std::string GetName(int) {
+    std::string type = sizeof(typename C::value_type) == 4 ? "float_" : "double_";
+    switch (C::policy::forced) {
+      case strategy::tiled_lookback: return type + "tiled_lookback";
+      case strategy::block_per_row: return type + "block_per_row";
+      case strategy::warp_per_row: return type + "warp_per_row";
+      default: return type + "automatic";
+    }
+  }
+};
+
+}  // namespace linrec::testing
