@@ -265,6 +265,18 @@ struct forced_policy : linrec::default_policy<float> {
   static constexpr linrec::strategy forced = S;
 };
 
+// Tuning candidates: tile shapes of the two tile-based strategies.
+template <int Threads, int Items>
+struct lookback_tiles : forced_policy<linrec::strategy::tiled_lookback> {
+  static constexpr int lookback_threads = Threads;
+  static constexpr int lookback_items = Items;
+};
+template <int Threads, int Items>
+struct row_block_tiles : forced_policy<linrec::strategy::block_per_row> {
+  static constexpr int row_block_threads = Threads;
+  static constexpr int row_block_items = Items;
+};
+
 void register_all() {
   using linrec::row_layout;
   using linrec::strategy;
@@ -291,6 +303,15 @@ void register_all() {
     }
     if (s.rows == 1) {
       add(name("cub_affine_scan", s), [=](benchmark::State& st) { bench_cub_affine(st, s.length); });
+    }
+    if (s.rows < 1024) {
+      add(name("tune_lookback_128x16", s), [=](benchmark::State& st) { bench_linrec<lookback_tiles<128, 16>>(st, layout); });
+      add(name("tune_lookback_512x8", s), [=](benchmark::State& st) { bench_linrec<lookback_tiles<512, 8>>(st, layout); });
+      add(name("tune_lookback_256x32", s), [=](benchmark::State& st) { bench_linrec<lookback_tiles<256, 32>>(st, layout); });
+    } else {
+      add(name("tune_row_block_256x4", s), [=](benchmark::State& st) { bench_linrec<row_block_tiles<256, 4>>(st, layout); });
+      add(name("tune_row_block_64x16", s), [=](benchmark::State& st) { bench_linrec<row_block_tiles<64, 16>>(st, layout); });
+      add(name("tune_row_block_256x8", s), [=](benchmark::State& st) { bench_linrec<row_block_tiles<256, 8>>(st, layout); });
     }
   }
 }

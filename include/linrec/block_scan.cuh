@@ -49,9 +49,9 @@ class block_scan {
 
   /// Scans the tile in place, seeded with a carry-in: the first warp calls
   /// `V prefix_callback(V block_aggregate)` (all 32 lanes, converged; lane 0's return is used),
-  /// and every item becomes op(prefix, items up to and including it). This is how a tile takes
-  /// the prefix of the tiles before it (`tile_lookback_prefix`) or a running carry
-  /// (`running_prefix`). Back-to-back calls on the same `temp_storage` need no barrier between.
+  /// and every item becomes op(prefix, items up to and including it). This is how a block walking
+  /// a sequence carries a running total (`running_prefix`). Back-to-back calls on the same
+  /// `temp_storage` need no barrier between.
   template <typename PrefixCallback>
   __device__ __forceinline__ void inclusive_scan(V (&items)[ItemsPerThread],
                                                  PrefixCallback& prefix_callback) {
@@ -65,6 +65,21 @@ class block_scan {
     }
     __syncthreads();
     const V block_prefix = storage_.block_prefix;
+    detail::thread_apply_prefix(items, has_prefix ? op_(block_prefix, prefix) : block_prefix, op_);
+  }
+
+  /// As above, but *every* thread calls `V block_prefix_callback(V block_aggregate)`, which must
+  /// return the same prefix on all threads and may synchronize the block: the form for a tile's
+  /// carry-in from the tiles before it (`tile_lookback_prefix`). Call __syncthreads() before
+  /// reusing `temp_storage`.
+  template <typename BlockPrefixCallback>
+  __device__ __forceinline__ void inclusive_scan_block_prefix(V (&items)[ItemsPerThread],
+                                                              BlockPrefixCallback& block_prefix_callback) {
+    detail::thread_inclusive_scan(items, op_);
+    bool has_prefix;
+    V prefix;
+    const V block_aggregate = scan_thread_aggregates(items[ItemsPerThread - 1], prefix, has_prefix);
+    const V block_prefix = block_prefix_callback(block_aggregate);
     detail::thread_apply_prefix(items, has_prefix ? op_(block_prefix, prefix) : block_prefix, op_);
   }
 

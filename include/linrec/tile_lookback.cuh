@@ -9,70 +9,101 @@
 
 namespace linrec {
 
-/// A `block_scan` prefix callback that computes a tile's exclusive prefix by decoupled look-back
-/// (Merrill & Garland, 2016) and publishes the tile's own aggregate and inclusive prefix.
+/// A block-wide prefix callback for `block_scan::inclusive_scan_block_prefix` that computes a
+/// tile's exclusive prefix by decoupled look-back (Merrill & Garland, 2016) and publishes the
+/// tile's own aggregate and inclusive prefix.
 ///
-/// Tiles [first_tile, tile) form the part of this tile's sequence before it. The first tile of a
+/// Tiles [first_tile, tile) are the part of this tile's sequence before it. The first tile of a
 /// sequence takes `seed` as its prefix and publishes its inclusive prefix at once. Any other tile
-/// publishes its aggregate, then one warp inspects 32 predecessors at a time, nearest first,
-/// waiting while any is still invalid; it combines aggregates until it meets an inclusive
-/// prefix, then publishes its own inclusive prefix = op(exclusive prefix, aggregate).
+/// publishes its aggregate; then each of the first `LookbackWarps` warps inspects its own window of
+/// 32 predecessors (warp 0 the nearest), waiting while any is still invalid, and the block
+/// combines the windows, nearest first, up to the first inclusive prefix it meets. If no window
+/// holds one, the block moves 32 × LookbackWarps tiles further back and repeats. The tile then
+/// publishes its inclusive prefix = op(exclusive prefix, aggregate).
+///
+/// Why several warps: a round costs one L2 round trip, and while many tiles are in flight the
+/// nearest inclusive prefix lies hundreds of tiles back; one warp reaching 32 tiles per round caps
+/// the whole scan near (32 tiles / round trip), several warps lift that cap.
 ///
 /// Forward progress: a tile only ever waits on tiles with smaller ids. With ids from
 /// `tile_status::next_tile()`, each of those was taken by a block that is already running (or
 /// done), and such a block never waits on a larger id, so the wait ends on any GPU that keeps
 /// running the blocks it has started.
-template <typename V, typename ScanOp = affine_scan_op>
+template <typename V, int LookbackWarps, typename ScanOp = affine_scan_op>
 class tile_lookback_prefix {
- public:
-  __device__ __forceinline__ tile_lookback_prefix(const tile_status<V>& status, std::int64_t tile,
-                                                  std::int64_t first_tile, const V& seed,
-                                                  ScanOp op = {})
-      : status_(status), tile_(tile), first_tile_(first_tile), seed_(seed), op_(op) {}
+  static_assert(LookbackWarps >= 1 && LookbackWarps <= 32, "LookbackWarps must be in [1, 32]");
 
-  /// Called by all 32 lanes of one warp; returns the exclusive prefix (seed included) on all lanes.
+ public:
+  /// Shared memory for combining the warps' windows.
+  struct temp_storage {
+    V window[LookbackWarps];
+    bool has_inclusive[LookbackWarps];
+  };
+
+  __device__ __forceinline__ tile_lookback_prefix(temp_storage& storage, const tile_status<V>& status,
+                                                  std::int64_t tile, std::int64_t first_tile,
+                                                  const V& seed, ScanOp op = {})
+      : storage_(storage), status_(status), tile_(tile), first_tile_(first_tile), seed_(seed), op_(op) {}
+
+  /// Called by every thread of a block of at least 32 × LookbackWarps threads, converged; returns
+  /// the exclusive prefix (seed included) on all of them. Contains __syncthreads().
   __device__ __forceinline__ V operator()(const V& block_aggregate) {
     const int lane = static_cast<int>(threadIdx.x) & 31;
+    const int warp = static_cast<int>(threadIdx.x) >> 5;
     if (tile_ == first_tile_) {
-      if (lane == 0) status_.publish(tile_, tile_state::inclusive, op_(seed_, block_aggregate));
+      if (threadIdx.x == 0) status_.publish(tile_, tile_state::inclusive, op_(seed_, block_aggregate));
       return seed_;
     }
-    if (lane == 0) status_.publish(tile_, tile_state::aggregate, block_aggregate);
+    if (threadIdx.x == 0) status_.publish(tile_, tile_state::aggregate, block_aggregate);
 
     V exclusive{};
     bool have_exclusive = false;
-    for (std::int64_t window_end = tile_;; window_end -= 32) {
-      // Lane i looks at the (i+1)-th nearest predecessor still unread.
-      const std::int64_t predecessor = window_end - 1 - lane;
-      const bool in_sequence = predecessor >= first_tile_;
-      V value{};
-      tile_state state = tile_state::invalid;
-      while (true) {
-        if (in_sequence) state = status_.load(predecessor, value);
-        if (__all_sync(detail::full_warp_mask, !in_sequence || state != tile_state::invalid)) break;
-        __nanosleep(32);
-      }
-      // The sequence's first tile is always inclusive, so a window that reaches it stops there.
-      const unsigned inclusive_lanes =
-          __ballot_sync(detail::full_warp_mask, in_sequence && state == tile_state::inclusive);
-      const int last_lane = inclusive_lanes ? __ffs(inclusive_lanes) - 1 : 31;
-
-      // Combine lanes 0..last_lane; a higher lane holds an earlier tile, so it goes on the left.
+    for (std::int64_t window_end = tile_;; window_end -= 32 * LookbackWarps) {
+      if (warp < LookbackWarps) {
+        // Lane i of warp w looks at the (32w + i + 1)-th nearest predecessor still unread.
+        const std::int64_t predecessor = window_end - 1 - (32 * warp + lane);
+        const bool in_sequence = predecessor >= first_tile_;
+        V value{};
+        tile_state state = tile_state::invalid;
+        while (true) {
+          if (in_sequence) state = status_.load(predecessor, value);
+          if (__all_sync(detail::full_warp_mask, !in_sequence || state != tile_state::invalid)) break;
+          __nanosleep(32);
+        }
+        // The sequence's first tile is always inclusive, so a window reaching it stops there;
+        // windows wholly before it are never combined.
+        const unsigned inclusive_lanes =
+            __ballot_sync(detail::full_warp_mask, in_sequence && state == tile_state::inclusive);
+        const int last_lane = inclusive_lanes ? __ffs(inclusive_lanes) - 1 : 31;
+        // Combine lanes 0..last_lane; a higher lane holds an earlier tile, so it goes on the left.
 #pragma unroll
-      for (int offset = 1; offset < 32; offset *= 2) {
-        const V earlier = detail::shuffle_down(value, offset, 32);
-        if (lane + offset <= last_lane) value = op_(earlier, value);
+        for (int offset = 1; offset < 32; offset *= 2) {
+          const V earlier = detail::shuffle_down(value, offset, 32);
+          if (lane + offset <= last_lane) value = op_(earlier, value);
+        }
+        if (lane == 0) {
+          storage_.window[warp] = value;
+          storage_.has_inclusive[warp] = inclusive_lanes != 0;
+        }
       }
-      const V window = detail::shuffle_index(value, 0, 32);
-      exclusive = have_exclusive ? op_(window, exclusive) : window;
-      have_exclusive = true;
-      if (inclusive_lanes) break;
+      __syncthreads();
+      bool done = false;
+#pragma unroll 1
+      for (int w = 0; w < LookbackWarps && !done; ++w) {
+        const V window = storage_.window[w];
+        exclusive = have_exclusive ? op_(window, exclusive) : window;
+        have_exclusive = true;
+        done = storage_.has_inclusive[w];
+      }
+      __syncthreads();  // the windows are read before the next round writes them
+      if (done) break;
     }
-    if (lane == 0) status_.publish(tile_, tile_state::inclusive, op_(exclusive, block_aggregate));
+    if (threadIdx.x == 0) status_.publish(tile_, tile_state::inclusive, op_(exclusive, block_aggregate));
     return exclusive;
   }
 
  private:
+  temp_storage& storage_;
   const tile_status<V>& status_;
   std::int64_t tile_;
   std::int64_t first_tile_;

@@ -24,8 +24,10 @@ enum class tile_state : unsigned {
 ///
 /// Layout in the caller's memory (16-byte aligned): a 16-byte counter word, then
 /// - for values of at most 12 bytes (affine<float>): one 16-byte word per tile holding the value
-///   and its state together, published with one st.release.gpu.b128 and read with one
-///   ld.acquire.gpu.b128, so a reader never sees a state without its value;
+///   and its state together, written and read with single-copy-atomic .b128 accesses, so a reader
+///   never sees a state without its value. They are relaxed (gpu scope): the word carries
+///   everything a reader needs, so there is nothing else to order, and acquire loads in the spin
+///   would invalidate the L1 that the tile loads of other blocks on the SM rely on;
 /// - for larger values (affine<double>): a state array and a value array; the writer stores the
 ///   value (relaxed) before the state (release), the reader loads the state (acquire) before
 ///   the value (relaxed), so a published state guarantees its value is visible.
@@ -67,7 +69,7 @@ class tile_status {
       detail::word128 word;
       word.lo = words[0] | (std::uint64_t(words[1]) << 32);
       word.hi = words[2] | (std::uint64_t(words[3]) << 32);
-      detail::store_release(packed_words() + tile, word);
+      detail::store_relaxed(packed_words() + tile, word);
     } else {
       unsigned words[sizeof(V) / 4];
       memcpy(words, &value, sizeof(V));
@@ -81,7 +83,7 @@ class tile_status {
   /// Reads a tile's state once, without waiting; `value` is meaningful unless the state is invalid.
   __device__ __forceinline__ tile_state load(std::int64_t tile, V& value) const {
     if constexpr (packed) {
-      const detail::word128 word = detail::load_acquire(packed_words() + tile);
+      const detail::word128 word = detail::load_relaxed(packed_words() + tile);
       const unsigned words[4] = {unsigned(word.lo), unsigned(word.lo >> 32), unsigned(word.hi),
                                  unsigned(word.hi >> 32)};
       memcpy(&value, words, sizeof(V));

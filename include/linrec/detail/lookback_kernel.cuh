@@ -16,8 +16,10 @@ template <int Threads, int Items, typename T>
 __global__ void __launch_bounds__(Threads)
     lookback_kernel(rows_problem<T> p, tile_status<affine<T>> status, std::int64_t tiles_per_row) {
   using scan = block_scan<affine<T>, Threads, Items>;
+  using lookback = tile_lookback_prefix<affine<T>, Threads / 32>;  // every warp looks back
   constexpr std::int64_t tile_items = scan::tile_items;
-  __shared__ typename scan::temp_storage storage;
+  __shared__ typename scan::temp_storage scan_storage;
+  __shared__ typename lookback::temp_storage lookback_storage;
   __shared__ std::int64_t shared_tile;
 
   const std::int64_t tiles = status.tiles();
@@ -38,13 +40,13 @@ __global__ void __launch_bounds__(Threads)
 
     affine<T> items[Items];
     load_items(p.a + offset, p.b + offset, first, valid, vector_ok, items);
-    tile_lookback_prefix<affine<T>> prefix(status, tile, row * tiles_per_row, p.seed(row));
-    scan(storage).inclusive_scan(items, prefix);
+    lookback prefix(lookback_storage, status, tile, row * tiles_per_row, p.seed(row));
+    scan(scan_storage).inclusive_scan_block_prefix(items, prefix);
     store_items(p.h + offset, first, valid, vector_ok, items);
     if (p.h_final != nullptr && tile_in_row == tiles_per_row - 1) {
       store_final(p.h_final + row, first, valid, items);
     }
-    __syncthreads();  // everyone has read shared_tile before thread 0 takes the next id
+    __syncthreads();  // shared_tile and scan_storage are read before the next tile reuses them
   }
 }
 

@@ -17,18 +17,18 @@ struct alignas(16) word128 {
   std::uint64_t hi;
 };
 
-__device__ __forceinline__ void store_release(word128* address, word128 value) {
+__device__ __forceinline__ void store_relaxed(word128* address, word128 value) {
   asm volatile(
-      "{\n\t.reg .b128 t;\n\tmov.b128 t, {%1, %2};\n\tst.release.gpu.global.b128 [%0], t;\n\t}" ::"l"(
+      "{\n\t.reg .b128 t;\n\tmov.b128 t, {%1, %2};\n\tst.relaxed.gpu.global.b128 [%0], t;\n\t}" ::"l"(
           address),
       "l"(value.lo), "l"(value.hi)
       : "memory");
 }
 
-__device__ __forceinline__ word128 load_acquire(const word128* address) {
+__device__ __forceinline__ word128 load_relaxed(const word128* address) {
   word128 value;
   asm volatile(
-      "{\n\t.reg .b128 t;\n\tld.acquire.gpu.global.b128 t, [%2];\n\tmov.b128 {%0, %1}, t;\n\t}"
+      "{\n\t.reg .b128 t;\n\tld.relaxed.gpu.global.b128 t, [%2];\n\tmov.b128 {%0, %1}, t;\n\t}"
       : "=l"(value.lo), "=l"(value.hi)
       : "l"(address)
       : "memory");
