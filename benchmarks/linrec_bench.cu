@@ -271,6 +271,9 @@ struct lookback_tiles : forced_policy<linrec::strategy::tiled_lookback> {
   static constexpr int lookback_threads = Threads;
   static constexpr int lookback_items = Items;
 };
+struct lookback_one_tile_per_block : forced_policy<linrec::strategy::tiled_lookback> {
+  static constexpr bool lookback_persistent = false;
+};
 template <int Threads, int Items>
 struct row_block_tiles : forced_policy<linrec::strategy::block_per_row> {
   static constexpr int row_block_threads = Threads;
@@ -305,6 +308,7 @@ void register_all() {
       add(name("cub_affine_scan", s), [=](benchmark::State& st) { bench_cub_affine(st, s.length); });
     }
     if (s.rows < 1024) {
+      add(name("tune_lookback_one_tile_per_block", s), [=](benchmark::State& st) { bench_linrec<lookback_one_tile_per_block>(st, layout); });
       add(name("tune_lookback_128x16", s), [=](benchmark::State& st) { bench_linrec<lookback_tiles<128, 16>>(st, layout); });
       add(name("tune_lookback_512x8", s), [=](benchmark::State& st) { bench_linrec<lookback_tiles<512, 8>>(st, layout); });
       add(name("tune_lookback_256x32", s), [=](benchmark::State& st) { bench_linrec<lookback_tiles<256, 32>>(st, layout); });

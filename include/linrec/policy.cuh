@@ -29,6 +29,10 @@ struct default_policy {
   /// tiled_lookback: threads per block and items per thread (a tile is their product).
   static constexpr int lookback_threads = 256;
   static constexpr int lookback_items = 4 * vector_items;
+  /// tiled_lookback: launch only as many blocks as fit on the GPU at once, each taking tile after
+  /// tile, instead of one block per tile. Blocks then drift apart, so one block's loads overlap
+  /// another's look-back and stores instead of the whole GPU moving in lock-step waves.
+  static constexpr bool lookback_persistent = true;
 
   /// block_per_row: threads per block and items per thread of each tile a block walks.
   static constexpr int row_block_threads = 128;

@@ -28,9 +28,10 @@ enum class tile_state : unsigned {
 ///   never sees a state without its value. They are relaxed (gpu scope): the word carries
 ///   everything a reader needs, so there is nothing else to order, and acquire loads in the spin
 ///   would invalidate the L1 that the tile loads of other blocks on the SM rely on;
-/// - for larger values (affine<double>): a state array and a value array; the writer stores the
-///   value (relaxed) before the state (release), the reader loads the state (acquire) before
-///   the value (relaxed), so a published state guarantees its value is visible.
+/// - for larger values (affine<double>): a state array and two value arrays, one for aggregates
+///   and one for inclusive prefixes, so no slot is written twice while a reader may read it. The
+///   writer stores the value (relaxed) before the state (release); the reader loads the state
+///   (acquire), then the value of that kind (relaxed), so a published state guarantees its value.
 ///
 /// The first `init_bytes(tiles)` bytes must be zero before a scan starts (cudaMemsetAsync), and
 /// the state is then used up: zero it again before the next scan.
@@ -44,7 +45,7 @@ class tile_status {
 
   /// Bytes of global memory for `tiles` tiles (a multiple of 16).
   __host__ __device__ static constexpr std::size_t bytes(std::int64_t tiles) {
-    return counter_bytes + state_bytes(tiles) + (packed ? 0 : round16(sizeof(V) * std::size_t(tiles)));
+    return counter_bytes + state_bytes(tiles) + (packed ? 0 : 2 * round16(sizeof(V) * std::size_t(tiles)));
   }
   /// Leading bytes that must be zero before a scan: the counter and the states.
   __host__ __device__ static constexpr std::size_t init_bytes(std::int64_t tiles) {
@@ -73,7 +74,7 @@ class tile_status {
     } else {
       unsigned words[sizeof(V) / 4];
       memcpy(words, &value, sizeof(V));
-      unsigned* slot = value_words() + tile * std::int64_t(sizeof(V) / 4);
+      unsigned* slot = value_words(state) + tile * std::int64_t(sizeof(V) / 4);
 #pragma unroll
       for (int i = 0; i < int(sizeof(V) / 4); ++i) detail::store_relaxed(slot + i, words[i]);
       detail::store_release(states() + tile, static_cast<unsigned>(state));
@@ -92,7 +93,7 @@ class tile_status {
       const unsigned state = detail::load_acquire(states() + tile);
       if (state != static_cast<unsigned>(tile_state::invalid)) {
         unsigned words[sizeof(V) / 4];
-        const unsigned* slot = value_words() + tile * std::int64_t(sizeof(V) / 4);
+        const unsigned* slot = value_words(static_cast<tile_state>(state)) + tile * std::int64_t(sizeof(V) / 4);
 #pragma unroll
         for (int i = 0; i < int(sizeof(V) / 4); ++i) words[i] = detail::load_relaxed(slot + i);
         memcpy(&value, words, sizeof(V));
@@ -113,8 +114,10 @@ class tile_status {
     return reinterpret_cast<detail::word128*>(base_ + counter_bytes);
   }
   __device__ unsigned* states() const { return reinterpret_cast<unsigned*>(base_ + counter_bytes); }
-  __device__ unsigned* value_words() const {
-    return reinterpret_cast<unsigned*>(base_ + counter_bytes + state_bytes(tiles_));
+  __device__ unsigned* value_words(tile_state kind) const {
+    const std::size_t values = round16(sizeof(V) * std::size_t(tiles_));
+    return reinterpret_cast<unsigned*>(base_ + counter_bytes + state_bytes(tiles_) +
+                                       (kind == tile_state::inclusive ? values : 0));
   }
 
   unsigned char* base_;

