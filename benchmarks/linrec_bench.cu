@@ -266,13 +266,12 @@ struct forced_policy : linrec::default_policy<float> {
 };
 
 // Tuning candidates: tile shapes of the two tile-based strategies.
-template <int Threads, int Items>
+template <int Threads, int Items, bool Persistent = true, bool Prefetch = true>
 struct lookback_tiles : forced_policy<linrec::strategy::tiled_lookback> {
   static constexpr int lookback_threads = Threads;
   static constexpr int lookback_items = Items;
-};
-struct lookback_one_tile_per_block : forced_policy<linrec::strategy::tiled_lookback> {
-  static constexpr bool lookback_persistent = false;
+  static constexpr bool lookback_persistent = Persistent;
+  static constexpr bool lookback_prefetch = Prefetch;
 };
 template <int Threads, int Items>
 struct row_block_tiles : forced_policy<linrec::strategy::block_per_row> {
@@ -307,12 +306,16 @@ void register_all() {
     if (s.rows == 1) {
       add(name("cub_affine_scan", s), [=](benchmark::State& st) { bench_cub_affine(st, s.length); });
     }
-    if (s.rows < 1024) {
-      add(name("tune_lookback_one_tile_per_block", s), [=](benchmark::State& st) { bench_linrec<lookback_one_tile_per_block>(st, layout); });
+    if (s.rows < 1024 || s.length == 4096) {
+      add(name("tune_lookback_256x16_one_tile_per_block", s), [=](benchmark::State& st) { bench_linrec<lookback_tiles<256, 16, false, false>>(st, layout); });
+      add(name("tune_lookback_256x16_no_prefetch", s), [=](benchmark::State& st) { bench_linrec<lookback_tiles<256, 16, true, false>>(st, layout); });
+      add(name("tune_lookback_256x8_no_prefetch", s), [=](benchmark::State& st) { bench_linrec<lookback_tiles<256, 8, true, false>>(st, layout); });
+      add(name("tune_lookback_256x8", s), [=](benchmark::State& st) { bench_linrec<lookback_tiles<256, 8>>(st, layout); });
+      add(name("tune_lookback_128x8", s), [=](benchmark::State& st) { bench_linrec<lookback_tiles<128, 8>>(st, layout); });
       add(name("tune_lookback_128x16", s), [=](benchmark::State& st) { bench_linrec<lookback_tiles<128, 16>>(st, layout); });
       add(name("tune_lookback_512x8", s), [=](benchmark::State& st) { bench_linrec<lookback_tiles<512, 8>>(st, layout); });
-      add(name("tune_lookback_256x32", s), [=](benchmark::State& st) { bench_linrec<lookback_tiles<256, 32>>(st, layout); });
-    } else {
+    }
+    if (s.rows >= 1024) {
       add(name("tune_row_block_256x4", s), [=](benchmark::State& st) { bench_linrec<row_block_tiles<256, 4>>(st, layout); });
       add(name("tune_row_block_64x16", s), [=](benchmark::State& st) { bench_linrec<row_block_tiles<64, 16>>(st, layout); });
       add(name("tune_row_block_256x8", s), [=](benchmark::State& st) { bench_linrec<row_block_tiles<256, 8>>(st, layout); });

@@ -12,7 +12,38 @@
 
 namespace linrec::detail {
 
-template <int Threads, int Items, typename T>
+// Where a tile's elements are.
+struct tile_place {
+  std::int64_t row, tile_in_row, offset, valid;
+  bool vector_ok;
+};
+
+template <std::int64_t TileItems, typename T>
+__device__ __forceinline__ tile_place locate_tile(const rows_problem<T>& p, std::int64_t tile,
+                                                  std::int64_t tiles_per_row) {
+  tile_place t;
+  t.row = tile / tiles_per_row;
+  t.tile_in_row = tile - t.row * tiles_per_row;
+  t.offset = t.row * p.row_stride + t.tile_in_row * TileItems;
+  t.valid = min(TileItems, p.length - t.tile_in_row * TileItems);
+  t.vector_ok = p.vector_ok(t.offset);
+  return t;
+}
+
+// Tile ids come from the counter, not blockIdx: the look-back's forward-progress argument needs
+// every smaller id to belong to a block that has already started. A block may hold the id of its
+// next tile while it finishes the current one; that tile is larger than every tile it waits on,
+// so the smallest unfinished tile can always finish and the argument still holds.
+template <typename T>
+__device__ __forceinline__ std::int64_t claim_tile(const tile_status<affine<T>>& status,
+                                                   std::int64_t& shared_tile) {
+  __syncthreads();  // everyone has read the previous id
+  if (threadIdx.x == 0) shared_tile = status.next_tile();
+  __syncthreads();
+  return shared_tile;
+}
+
+template <int Threads, int Items, bool PrefetchNextTile, typename T>
 __global__ void __launch_bounds__(Threads)
     lookback_kernel(rows_problem<T> p, tile_status<affine<T>> status, std::int64_t tiles_per_row) {
   using scan = block_scan<affine<T>, Threads, Items>;
@@ -24,29 +55,47 @@ __global__ void __launch_bounds__(Threads)
 
   const std::int64_t tiles = status.tiles();
   const std::int64_t first = std::int64_t(threadIdx.x) * Items;
-  while (true) {
-    // Ids come from the counter, not blockIdx: the look-back's forward-progress argument needs
-    // every smaller id to belong to a block that has already started.
-    if (threadIdx.x == 0) shared_tile = status.next_tile();
-    __syncthreads();
-    const std::int64_t tile = shared_tile;
-    if (tile >= tiles) break;
-
-    const std::int64_t row = tile / tiles_per_row;
-    const std::int64_t tile_in_row = tile - row * tiles_per_row;
-    const std::int64_t offset = row * p.row_stride + tile_in_row * tile_items;
-    const std::int64_t valid = min(tile_items, p.length - tile_in_row * tile_items);
-    const bool vector_ok = p.vector_ok(offset);
-
-    affine<T> items[Items];
-    load_items(p.a + offset, p.b + offset, first, valid, vector_ok, items);
-    lookback prefix(lookback_storage, status, tile, row * tiles_per_row, p.seed(row));
-    scan(scan_storage).inclusive_scan_block_prefix(items, prefix);
-    store_items(p.h + offset, first, valid, vector_ok, items);
-    if (p.h_final != nullptr && tile_in_row == tiles_per_row - 1) {
-      store_final(p.h_final + row, first, valid, items);
+  // Claims a tile and starts loading it; nothing for an id past the end.
+  const auto start_tile = [&](std::int64_t& id, tile_place& place, affine<T> (&into)[Items]) {
+    id = claim_tile(status, shared_tile);
+    if (id < tiles) {
+      place = locate_tile<tile_items>(p, id, tiles_per_row);
+      load_items(p.a + place.offset, p.b + place.offset, first, place.valid, place.vector_ok, into);
     }
-    __syncthreads();  // shared_tile and scan_storage are read before the next tile reuses them
+  };
+  // Scans a loaded tile with its carry-in from the look-back and stores it.
+  const auto finish_tile = [&](std::int64_t id, const tile_place& place, affine<T> (&items)[Items]) {
+    lookback prefix(lookback_storage, status, id, place.row * tiles_per_row, p.seed(place.row));
+    scan(scan_storage).inclusive_scan_block_prefix(items, prefix);
+    store_items(p.h + place.offset, first, place.valid, place.vector_ok, items);
+    if (p.h_final != nullptr && place.tile_in_row == tiles_per_row - 1) {
+      store_final(p.h_final + place.row, first, place.valid, items);
+    }
+  };
+
+  std::int64_t tile;
+  tile_place place{};
+  affine<T> items[Items];
+  start_tile(tile, place, items);
+  if constexpr (PrefetchNextTile) {
+    // The next tile's loads are in flight while this one scans, looks back and stores: the block
+    // never sits idle on its own look-back.
+    while (tile < tiles) {
+      std::int64_t next;
+      tile_place next_place{};
+      affine<T> next_items[Items];
+      start_tile(next, next_place, next_items);
+      finish_tile(tile, place, items);
+      tile = next;
+      place = next_place;
+#pragma unroll
+      for (int i = 0; i < Items; ++i) items[i] = next_items[i];
+    }
+  } else {
+    while (tile < tiles) {
+      finish_tile(tile, place, items);
+      start_tile(tile, place, items);
+    }
   }
 }
 
