@@ -172,6 +172,19 @@ void report(benchmark::State& state, const std::vector<double>& ms, std::int64_t
   state.counters["copy_fraction"] = copy_roofline_ms(elements) / med;
 }
 
+// A warm-up batch, then one timed batch per benchmark iteration; reports the median.
+void run_timed(benchmark::State& state, const std::function<void(int)>& call, const data_sets& sets) {
+  const int calls = calls_per_batch(12 * sets.elements);
+  time_batch(call, calls, sets.copies);
+  std::vector<double> ms;
+  for (auto _ : state) {
+    const double t = time_batch(call, calls, sets.copies);
+    ms.push_back(t);
+    state.SetIterationTime(t * 1e-3);
+  }
+  report(state, ms, sets.elements);
+}
+
 template <typename Policy>
 void bench_linrec(benchmark::State& state, linrec::row_layout layout) {
   const std::int64_t n = layout.rows * layout.length;
@@ -198,14 +211,6 @@ void bench_linrec(benchmark::State& state, linrec::row_layout layout) {
     state.SkipWithError(("wrong result, max error " + std::to_string(e)).c_str());
     return;
   }
-  const int calls = calls_per_batch(12 * n);
-  time_batch(call, calls, sets.copies);
-  std::vector<double> ms;
-  for (auto _ : state) {
-    const double t = time_batch(call, calls, sets.copies);
-    ms.push_back(t);
-    state.SetIterationTime(t * 1e-3);
-  }
   state.SetLabel(std::string("strategy=") + [&] {
     switch (linrec::chosen_strategy<float, Policy>(layout)) {
       case linrec::strategy::tiled_lookback: return "tiled_lookback";
@@ -214,7 +219,7 @@ void bench_linrec(benchmark::State& state, linrec::row_layout layout) {
       default: return "?";
     }
   }());
-  report(state, ms, n);
+  run_timed(state, call, sets);
 }
 
 struct load_pair {
@@ -249,15 +254,7 @@ void bench_cub_affine(benchmark::State& state, std::int64_t length) {
     state.SkipWithError("CUB result wrong");
     return;
   }
-  const int calls = calls_per_batch(12 * length);
-  time_batch(call, calls, sets.copies);
-  std::vector<double> ms;
-  for (auto _ : state) {
-    const double t = time_batch(call, calls, sets.copies);
-    ms.push_back(t);
-    state.SetIterationTime(t * 1e-3);
-  }
-  report(state, ms, length);
+  run_timed(state, call, sets);
 }
 
 template <linrec::strategy S>

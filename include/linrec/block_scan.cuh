@@ -40,10 +40,9 @@ class block_scan {
   /// Scans the tile in place and sets `block_aggregate` (on every thread) to op over all of it.
   /// Call __syncthreads() before reusing `temp_storage` with this overload.
   __device__ __forceinline__ void inclusive_scan(V (&items)[ItemsPerThread], V& block_aggregate) {
-    detail::thread_inclusive_scan(items, op_);
     bool has_prefix;
     V prefix;
-    block_aggregate = scan_thread_aggregates(items[ItemsPerThread - 1], prefix, has_prefix);
+    block_aggregate = scan_items(items, prefix, has_prefix);
     if (has_prefix) detail::thread_apply_prefix(items, prefix, op_);
   }
 
@@ -55,10 +54,9 @@ class block_scan {
   template <typename PrefixCallback>
   __device__ __forceinline__ void inclusive_scan(V (&items)[ItemsPerThread],
                                                  PrefixCallback& prefix_callback) {
-    detail::thread_inclusive_scan(items, op_);
     bool has_prefix;
     V prefix;
-    const V block_aggregate = scan_thread_aggregates(items[ItemsPerThread - 1], prefix, has_prefix);
+    const V block_aggregate = scan_items(items, prefix, has_prefix);
     if (threadIdx.x < 32) {
       const V block_prefix = prefix_callback(block_aggregate);
       if (threadIdx.x == 0) storage_.block_prefix = block_prefix;
@@ -75,15 +73,21 @@ class block_scan {
   template <typename BlockPrefixCallback>
   __device__ __forceinline__ void inclusive_scan_block_prefix(V (&items)[ItemsPerThread],
                                                               BlockPrefixCallback& block_prefix_callback) {
-    detail::thread_inclusive_scan(items, op_);
     bool has_prefix;
     V prefix;
-    const V block_aggregate = scan_thread_aggregates(items[ItemsPerThread - 1], prefix, has_prefix);
+    const V block_aggregate = scan_items(items, prefix, has_prefix);
     const V block_prefix = block_prefix_callback(block_aggregate);
     detail::thread_apply_prefix(items, has_prefix ? op_(block_prefix, prefix) : block_prefix, op_);
   }
 
  private:
+  // Scans each thread's own items, then the thread aggregates across the block: returns the block
+  // aggregate and leaves the prefix of earlier threads to be applied.
+  __device__ __forceinline__ V scan_items(V (&items)[ItemsPerThread], V& prefix, bool& has_prefix) {
+    detail::thread_inclusive_scan(items, op_);
+    return scan_thread_aggregates(items[ItemsPerThread - 1], prefix, has_prefix);
+  }
+
   // Returns the block aggregate; sets `prefix` to op over all earlier threads' aggregates, where
   // there are any (`has_prefix`). Contains one __syncthreads().
   __device__ __forceinline__ V scan_thread_aggregates(const V& thread_aggregate, V& prefix,
