@@ -263,12 +263,11 @@ struct forced_policy : linrec::default_policy<float> {
 };
 
 // Tuning candidates: tile shapes of the two tile-based strategies.
-template <int Threads, int Items, bool Persistent = true, bool Prefetch = true>
+template <int Threads, int Items, bool Persistent = true>
 struct lookback_tiles : forced_policy<linrec::strategy::tiled_lookback> {
   static constexpr int lookback_threads = Threads;
   static constexpr int lookback_items = Items;
   static constexpr bool lookback_persistent = Persistent;
-  static constexpr bool lookback_prefetch = Prefetch;
 };
 template <int Threads, int Items>
 struct row_block_tiles : forced_policy<linrec::strategy::block_per_row> {
@@ -304,12 +303,8 @@ void register_all() {
       add(name("cub_affine_scan", s), [=](benchmark::State& st) { bench_cub_affine(st, s.length); });
     }
     if (s.rows < 1024 || s.length == 4096) {
-      add(name("tune_lookback_256x16_one_tile_per_block", s), [=](benchmark::State& st) { bench_linrec<lookback_tiles<256, 16, false, false>>(st, layout); });
-      add(name("tune_lookback_256x16_no_prefetch", s), [=](benchmark::State& st) { bench_linrec<lookback_tiles<256, 16, true, false>>(st, layout); });
-      add(name("tune_lookback_256x8_no_prefetch", s), [=](benchmark::State& st) { bench_linrec<lookback_tiles<256, 8, true, false>>(st, layout); });
+      add(name("tune_lookback_256x16_one_tile_per_block", s), [=](benchmark::State& st) { bench_linrec<lookback_tiles<256, 16, false>>(st, layout); });
       add(name("tune_lookback_256x8", s), [=](benchmark::State& st) { bench_linrec<lookback_tiles<256, 8>>(st, layout); });
-      add(name("tune_lookback_128x8", s), [=](benchmark::State& st) { bench_linrec<lookback_tiles<128, 8>>(st, layout); });
-      add(name("tune_lookback_128x16", s), [=](benchmark::State& st) { bench_linrec<lookback_tiles<128, 16>>(st, layout); });
       add(name("tune_lookback_512x8", s), [=](benchmark::State& st) { bench_linrec<lookback_tiles<512, 8>>(st, layout); });
     }
     if (s.rows >= 1024) {

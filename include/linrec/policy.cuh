@@ -28,14 +28,11 @@ struct default_policy {
 
   /// tiled_lookback: threads per block and items per thread (a tile is their product).
   static constexpr int lookback_threads = 256;
-  static constexpr int lookback_items = 2 * vector_items;
+  static constexpr int lookback_items = 4 * vector_items;
   /// tiled_lookback: launch only as many blocks as fit on the GPU at once, each taking tile after
   /// tile, instead of one block per tile. Blocks then drift apart, so one block's loads overlap
   /// another's look-back and stores instead of the whole GPU moving in lock-step waves.
   static constexpr bool lookback_persistent = true;
-  /// tiled_lookback: a block claims its next tile and starts loading it before it scans, looks
-  /// back and stores the current one (costs registers for a second tile).
-  static constexpr bool lookback_prefetch = true;
 
   /// block_per_row: threads per block and items per thread of each tile a block walks.
   static constexpr int row_block_threads = 128;

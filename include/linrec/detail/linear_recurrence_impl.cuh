@@ -61,7 +61,7 @@ status launch_tiled_lookback(const plan& pl, void* temp, const rows_problem<T>& 
       e != cudaSuccess) {
     return status(e);
   }
-  const auto kernel = lookback_kernel<Policy::lookback_threads, Policy::lookback_items, Policy::lookback_prefetch, T>;
+  const auto kernel = lookback_kernel<Policy::lookback_threads, Policy::lookback_items, T>;
   std::int64_t blocks = tiles;
   if constexpr (Policy::lookback_persistent) {
     int device = 0, sms = 0, per_sm = 0;
