@@ -156,10 +156,12 @@ struct accuracy {
 };
 
 /// The tolerance, from the sequential loop in T on the same data: twice the loop's relative L2
-/// error and twice its max error (each floored at 2 eps, which a loop of two or three steps can
-/// beat by luck). Twice, not once: a different association order is not more accurate on every
-/// input; on the H200 linrec's L2 error measured up to 1.6x the loop's for |a| slightly above 1,
-/// and below the loop's for |a| < 1 (README, Accuracy).
+/// error and twice its max error. Twice, not once: a different association order is not more
+/// accurate on every input; on the H200 linrec's L2 error measured up to 1.6x the loop's for |a|
+/// slightly above 1, and below the loop's for |a| < 1 (README, Accuracy). Both are floored at
+/// 8 eps (max error: 8 eps * max|h|), a handful of roundings: on rows of a few steps the loop can
+/// be exact or nearly so by luck (seen: length 2, loop 1.3 eps, linrec 3.1 eps), while the bugs
+/// these tests exist for (operand order, a lost carry, an unwritten element) are off by O(1).
 template <typename T>
 accuracy expect_matches_reference(const host_problem<T>& p, const device_result<T>& out) {
   using R = reference_t<T>;
@@ -169,9 +171,10 @@ accuracy expect_matches_reference(const host_problem<T>& p, const device_result<
   accuracy acc{compare(out.h, ref, p.layout), compare(loop, ref, p.layout)};
   constexpr double eps = std::numeric_limits<T>::epsilon();
   expect_all_written(p, out.h);
-  EXPECT_LE(acc.device.rel_l2, 2 * std::max(acc.sequential.rel_l2, eps))
+  constexpr double floor = 8 * eps;
+  EXPECT_LE(acc.device.rel_l2, std::max(2 * acc.sequential.rel_l2, floor))
       << "relative L2 error above twice the sequential loop's; " << p.describe();
-  EXPECT_LE(acc.device.max_abs, std::max(2 * acc.sequential.max_abs, 2 * eps * acc.device.ref_max))
+  EXPECT_LE(acc.device.max_abs, std::max(2 * acc.sequential.max_abs, floor * acc.device.ref_max))
       << "max error above twice the sequential loop's; " << p.describe();
 
   // h_final is h[r, length-1] (h0 or 0 for length 0): the reference's final state.
@@ -181,7 +184,7 @@ accuracy expect_matches_reference(const host_problem<T>& p, const device_result<
     final_err = std::fmax(final_err, double(std::fabs(R(out.h_final[std::size_t(r)]) - ref_final[std::size_t(r)])));
     final_scale = std::fmax(final_scale, double(std::fabs(ref_final[std::size_t(r)])));
   }
-  EXPECT_LE(final_err, std::max(2 * acc.sequential.max_abs, 2 * eps * std::fmax(final_scale, acc.device.ref_max)))
+  EXPECT_LE(final_err, std::max(2 * acc.sequential.max_abs, floor * std::fmax(final_scale, acc.device.ref_max)))
       << "h_final differs from the reference; " << p.describe();
   return acc;
 }
