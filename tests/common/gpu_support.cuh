@@ -171,10 +171,10 @@ accuracy expect_matches_reference(const host_problem<T>& p, const device_result<
   accuracy acc{compare(out.h, ref, p.layout), compare(loop, ref, p.layout)};
   constexpr double eps = std::numeric_limits<T>::epsilon();
   expect_all_written(p, out.h);
-  constexpr double floor = 8 * eps;
-  EXPECT_LE(acc.device.rel_l2, std::max(2 * acc.sequential.rel_l2, floor))
+  constexpr double roundings = 8 * eps;
+  EXPECT_LE(acc.device.rel_l2, std::max(2 * acc.sequential.rel_l2, roundings))
       << "relative L2 error above twice the sequential loop's; " << p.describe();
-  EXPECT_LE(acc.device.max_abs, std::max(2 * acc.sequential.max_abs, floor * acc.device.ref_max))
+  EXPECT_LE(acc.device.max_abs, std::max(2 * acc.sequential.max_abs, roundings * acc.device.ref_max))
       << "max error above twice the sequential loop's; " << p.describe();
 
   // h_final is h[r, length-1] (h0 or 0 for length 0): the reference's final state.
@@ -184,7 +184,7 @@ accuracy expect_matches_reference(const host_problem<T>& p, const device_result<
     final_err = std::fmax(final_err, double(std::fabs(R(out.h_final[std::size_t(r)]) - ref_final[std::size_t(r)])));
     final_scale = std::fmax(final_scale, double(std::fabs(ref_final[std::size_t(r)])));
   }
-  EXPECT_LE(final_err, std::max(2 * acc.sequential.max_abs, floor * std::fmax(final_scale, acc.device.ref_max)))
+  EXPECT_LE(final_err, std::max(2 * acc.sequential.max_abs, roundings * std::fmax(final_scale, acc.device.ref_max)))
       << "h_final differs from the reference; " << p.describe();
   return acc;
 }
