@@ -21,7 +21,8 @@ void check_accuracy(a_dist dist, const std::vector<shape>& shapes) {
     SCOPED_TRACE(s.what);
     const auto p = random_problem<T>(s.layout, dist, true);
     const auto out = run_on_device<T>(p);
-    const auto acc = expect_matches_reference(p, out);
+    // Growing rows amplify every rounding; see expect_matches_reference for the measured ratios.
+    const auto acc = expect_matches_reference(p, out, dist == a_dist::slightly_above_one ? 4.0 : 2.0);
     std::printf("accuracy %-6s a~%-13s %-22s rel_l2 linrec %.3e loop %.3e | max/max|h| linrec %.3e loop %.3e\n",
                 sizeof(T) == 4 ? "fp32" : "fp64", name(dist), s.what, acc.device.rel_l2,
                 acc.sequential.rel_l2, acc.device.max_abs / acc.device.ref_max,
