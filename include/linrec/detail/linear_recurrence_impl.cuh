@@ -57,11 +57,8 @@ status launch_tiled_lookback(const plan& pl, void* temp, const rows_problem<T>& 
   using status_view = tile_status<affine<T>>;
   const std::int64_t tiles = p.rows * pl.tiles_per_row;
   const status_view view(temp, tiles);
-  if (const cudaError_t e = cudaMemsetAsync(temp, 0, status_view::init_bytes(tiles), stream);
-      e != cudaSuccess) {
-    return status(e);
-  }
   const auto kernel = lookback_kernel<Policy::lookback_threads, Policy::lookback_items, T>;
+  // The grid size first: a failed query then leaves nothing enqueued.
   std::int64_t blocks = tiles;
   if constexpr (Policy::lookback_persistent) {
     int device = 0, sms = 0, per_sm = 0;
@@ -75,6 +72,10 @@ status launch_tiled_lookback(const plan& pl, void* temp, const rows_problem<T>& 
       return status(e);
     }
     blocks = std::min(tiles, std::int64_t(std::max(1, sms * per_sm)));
+  }
+  if (const cudaError_t e = cudaMemsetAsync(temp, 0, status_view::init_bytes(tiles), stream);
+      e != cudaSuccess) {
+    return status(e);
   }
   kernel<<<grid_blocks(blocks), Policy::lookback_threads, 0, stream>>>(p, view, pl.tiles_per_row);
   return status(cudaPeekAtLastError());
