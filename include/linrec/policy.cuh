@@ -30,8 +30,7 @@ struct default_policy {
   static constexpr int lookback_threads = 256;
   static constexpr int lookback_items = 4 * vector_items;
   /// tiled_lookback: launch only as many blocks as fit on the GPU at once, each taking tile after
-  /// tile, instead of one block per tile. Blocks then drift apart, so one block's loads overlap
-  /// another's look-back and stores instead of the whole GPU moving in lock-step waves.
+  /// tile, instead of one block per tile (measured on the H200: 0.54 vs 0.52 of copy at 2^28).
   static constexpr bool lookback_persistent = true;
 
   /// block_per_row: threads per block and items per thread of each tile a block walks.

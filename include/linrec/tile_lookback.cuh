@@ -22,8 +22,9 @@ namespace linrec {
 /// publishes its inclusive prefix = op(exclusive prefix, aggregate).
 ///
 /// Why several warps: a round costs one L2 round trip, and while many tiles are in flight the
-/// nearest inclusive prefix lies hundreds of tiles back; one warp reaching 32 tiles per round caps
-/// the whole scan near (32 tiles / round trip), several warps lift that cap.
+/// nearest inclusive prefix can lie hundreds of tiles back, so one warp's 32 tiles per round bound
+/// how far a round reaches. (On the H200 going from one warp to eight did not measurably change
+/// throughput at 2^28: the reach was not what limited it.)
 ///
 /// Forward progress: a tile only ever waits on tiles with smaller ids. With ids from
 /// `tile_status::next_tile()`, each of those was taken by a block that is already running (or

@@ -26,8 +26,7 @@ enum class tile_state : unsigned {
 /// - for values of at most 12 bytes (affine<float>): one 16-byte word per tile holding the value
 ///   and its state together, written and read with single-copy-atomic .b128 accesses, so a reader
 ///   never sees a state without its value. They are relaxed (gpu scope): the word carries
-///   everything a reader needs, so there is nothing else to order, and acquire loads in the spin
-///   would invalidate the L1 that the tile loads of other blocks on the SM rely on;
+///   everything a reader needs, so there is nothing else to order;
 /// - for larger values (affine<double>): a state array and two value arrays, one for aggregates
 ///   and one for inclusive prefixes, so no slot is written twice while a reader may read it. The
 ///   writer stores the value (relaxed) before the state (release); the reader loads the state
