@@ -5,6 +5,7 @@
 #include <linrec/policy.cuh>
 #include <linrec/row_layout.cuh>
 #include <linrec/status.cuh>
+#include <linrec/tensor_layout.cuh>
 
 #include <cuda_runtime.h>
 
@@ -49,6 +50,41 @@ status linear_recurrence(const T* a, const T* b, T* h, row_layout layout, const 
 template <typename T, typename Policy = default_policy<T>>
 constexpr strategy chosen_strategy(row_layout layout) noexcept;
 
+/// The same recurrence over 3-D operands: for every batch entry b and channel c,
+///
+///     h[b, t, c] = a[b, t, c] * h[b, t-1, c] + b[b, t, c],   h[b, -1, c] = h0 ? h0[b*C + c] : 0,
+///
+/// with each operand's element (b, t, c) where its strides in `layout` put it (so no transposes:
+/// [batch, time, channels], [time, batch, channels], broadcast a, or two views into one gate
+/// tensor all work as they are), and h_final[b*C + c] = h[b, length-1, c] if h_final is given.
+///
+/// - Paths, from the strides (see chosen_strategy):
+///   - time contiguous and the three operands alike, with sequences at one row stride (e.g.
+///     [batch, channels, time]): the row strategies above, as for a row_layout;
+///   - anything else: strategy::channel_tiles, lanes across channels with 16-byte vectors where
+///     channels are contiguous and aligned in all three operands, time cut into chunks carried by
+///     decoupled look-back. The same kernel with element-wise accesses serves any other strides:
+///     correct, but slower the less contiguous the channels are.
+/// - h must give every element its own place (error::h_overlaps_itself otherwise) and may be
+///   exactly a or b (same pointer and strides) for in-place use; any other overlap of h with a or
+///   b's span is an error, even where the elements would interleave without touching.
+/// - Temporary storage, asynchrony and bad input: as for row layouts, with the errors naming the
+///   tensor_layout member at fault (negative_batch, negative_stride_a, ...).
+template <typename T, typename Policy = default_policy<T>>
+status linear_recurrence(void* d_temp_storage, std::size_t& temp_storage_bytes, const T* a,
+                         const T* b, T* h, const tensor_layout& layout, const T* h0 = nullptr,
+                         T* h_final = nullptr, cudaStream_t stream = nullptr);
+
+/// The same, with temporary storage taken stream-ordered on `stream` where the path needs any.
+template <typename T, typename Policy = default_policy<T>>
+status linear_recurrence(const T* a, const T* b, T* h, const tensor_layout& layout,
+                         const T* h0 = nullptr, T* h_final = nullptr, cudaStream_t stream = nullptr);
+
+/// The strategy linear_recurrence<T, Policy> takes for a tensor layout.
+template <typename T, typename Policy = default_policy<T>>
+constexpr strategy chosen_strategy(const tensor_layout& layout) noexcept;
+
 }  // namespace linrec
 
 #include <linrec/detail/linear_recurrence_impl.cuh>
+#include <linrec/detail/tensor_recurrence_impl.cuh>

@@ -7,6 +7,7 @@
 #include <linrec/policy.cuh>
 #include <linrec/row_layout.cuh>
 #include <linrec/status.cuh>
+#include <linrec/tensor_layout.cuh>
 #include <linrec/tile_lookback.cuh>
 #include <linrec/tile_status.cuh>
 #include <linrec/warp_scan.cuh>

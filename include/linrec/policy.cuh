@@ -11,6 +11,10 @@ enum class strategy {
   tiled_lookback,  ///< rows cut into tiles, one block per tile, carries by decoupled look-back
   block_per_row,   ///< one block walks each row tile by tile, the carry kept on chip
   warp_per_row,    ///< one warp walks each row, the carry kept in registers
+  channel_tiles,   ///< tensor layouts whose time is not contiguous: lanes across channels, time
+                   ///< cut into chunks, carries per channel by decoupled look-back
+  channel_walk,    ///< the same tiles, but a block walks all of time for its channel group,
+                   ///< carrying on chip: for many channel groups
 };
 
 /// The defaults, tuned on an H200 (sm_90). To change a knob, derive and shadow it:
@@ -32,6 +36,11 @@ struct default_policy {
   /// tiled_lookback: launch only as many blocks as fit on the GPU at once, each taking tile after
   /// tile, instead of one block per tile (measured on the H200: 0.54 vs 0.52 of copy at 2^28).
   static constexpr bool lookback_persistent = true;
+  /// tiled_lookback: defer each tile's look-back until the block has loaded, scanned and
+  /// published its next tile (see deferred_lookback_kernel), and the blocks per SM that kernel is
+  /// compiled to fit.
+  static constexpr bool lookback_deferred = false;
+  static constexpr int lookback_min_blocks = 3;
 
   /// block_per_row: threads per block and items per thread of each tile a block walks.
   static constexpr int row_block_threads = 128;
@@ -47,7 +56,21 @@ struct default_policy {
   /// 132 SMs), rows go one per block; fewer, longer rows are tiled with look-back.
   static constexpr std::int64_t block_per_row_min_rows = 1024;
 
-  /// Overrides the automatic choice when not `strategy::automatic`.
+  /// channel_tiles: threads per block, and time steps each thread scans in registers (each for
+  /// 16 bytes of consecutive channels, so a thread holds 4 × vector_items elements).
+  static constexpr int channel_threads = 256;
+  static constexpr int channel_steps = 4;
+  /// channel_walk: threads per block (lanes 8 across channels, so the most groups); and, for
+  /// automatic, the fewest channel groups of 8 * vector_items channels (batch × groups) that
+  /// take it: about two blocks per SM resident on an H200.
+  static constexpr int channel_walk_threads = 64;
+  static constexpr std::int64_t channel_walk_min_groups = 1024;
+  /// channel_tiles: the blocks per SM the kernel is compiled to fit (registers).
+  static constexpr int channel_min_blocks = 2;
+
+  /// Overrides the automatic choice when not `strategy::automatic`. A row strategy applies to row
+  /// layouts and to tensor layouts that reduce to rows; `channel_tiles` and `channel_walk` apply to
+  /// tensor layouts only, and send every one of them, time-contiguous or not, down that path.
   static constexpr strategy forced = strategy::automatic;
 };
 

@@ -12,7 +12,7 @@ enum class error : int {
   negative_rows,                ///< layout.rows < 0
   negative_length,              ///< layout.length < 0
   row_stride_less_than_length,  ///< layout.row_stride < layout.length
-  size_overflow,                ///< the extent rows * row_stride (in bytes) does not fit in 64 bits
+  size_overflow,                ///< an operand's extent (in bytes) does not fit in 64 bits
   null_a,                       ///< a == nullptr while rows * length > 0
   null_b,                       ///< b == nullptr while rows * length > 0
   null_h,                       ///< h == nullptr while rows * length > 0
@@ -24,6 +24,12 @@ enum class error : int {
   h_overlaps_a,                 ///< h and a overlap without being the same array (h == a is fine)
   h_overlaps_b,                 ///< h and b overlap without being the same array (h == b is fine)
   temp_storage_too_small,       ///< temp_storage_bytes is less than the size query returned
+  negative_batch,               ///< tensor_layout.batch < 0
+  negative_channels,            ///< tensor_layout.channels < 0
+  negative_stride_a,            ///< a stride of tensor_layout.a is negative
+  negative_stride_b,            ///< a stride of tensor_layout.b is negative
+  negative_stride_h,            ///< a stride of tensor_layout.h is negative
+  h_overlaps_itself,            ///< tensor_layout.h's strides send two elements to one place
   cuda_error,                   ///< a CUDA runtime call failed; status::cuda() says which error
 };
 
@@ -34,7 +40,7 @@ inline const char* error_string(error e) noexcept {
     case error::negative_rows: return "layout.rows is negative";
     case error::negative_length: return "layout.length is negative";
     case error::row_stride_less_than_length: return "layout.row_stride is less than layout.length";
-    case error::size_overflow: return "layout: rows * row_stride overflows a 64-bit byte extent";
+    case error::size_overflow: return "layout: an operand's extent overflows a 64-bit byte count";
     case error::null_a: return "a is null but the problem is not empty";
     case error::null_b: return "b is null but the problem is not empty";
     case error::null_h: return "h is null but the problem is not empty";
@@ -47,6 +53,13 @@ inline const char* error_string(error e) noexcept {
     case error::h_overlaps_b: return "h partially overlaps b (in-place use needs h == b exactly)";
     case error::temp_storage_too_small:
       return "temp_storage_bytes is smaller than the size query returned";
+    case error::negative_batch: return "layout.batch is negative";
+    case error::negative_channels: return "layout.channels is negative";
+    case error::negative_stride_a: return "layout.a has a negative stride";
+    case error::negative_stride_b: return "layout.b has a negative stride";
+    case error::negative_stride_h: return "layout.h has a negative stride";
+    case error::h_overlaps_itself:
+      return "layout.h's strides map two elements to one place (zero or interleaved strides)";
     case error::cuda_error: return "a CUDA runtime call failed";
   }
   return "unknown linrec::error";

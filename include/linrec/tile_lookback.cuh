@@ -49,14 +49,21 @@ class tile_lookback_prefix {
   /// Called by every thread of a block of at least 32 × LookbackWarps threads, converged; returns
   /// the exclusive prefix (seed included) on all of them. Contains __syncthreads().
   __device__ __forceinline__ V operator()(const V& block_aggregate) {
-    const int lane = static_cast<int>(threadIdx.x) & 31;
-    const int warp = static_cast<int>(threadIdx.x) >> 5;
     if (tile_ == first_tile_) {
       if (threadIdx.x == 0) status_.publish(tile_, tile_state::inclusive, op_(seed_, block_aggregate));
       return seed_;
     }
     if (threadIdx.x == 0) status_.publish(tile_, tile_state::aggregate, block_aggregate);
+    return resolve(block_aggregate);
+  }
 
+  /// The second half of operator(), for a tile that is not its sequence's first and whose
+  /// aggregate the caller has already published: looks back, publishes the inclusive prefix and
+  /// returns the exclusive one. A block may publish a tile's aggregate early and resolve the tile
+  /// later (after other work), which keeps its successors from waiting on it.
+  __device__ __forceinline__ V resolve(const V& block_aggregate) {
+    const int lane = static_cast<int>(threadIdx.x) & 31;
+    const int warp = static_cast<int>(threadIdx.x) >> 5;
     V exclusive{};
     bool have_exclusive = false;
     for (std::int64_t window_end = tile_;; window_end -= 32 * LookbackWarps) {

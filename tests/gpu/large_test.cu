@@ -82,4 +82,52 @@ TEST_F(large_test, many_rows_above_2_pow_31_through_block_per_row) {
   check_large(row_layout::contiguous(32769, 65537), linrec::strategy::block_per_row);
 }
 
+// [1, T, 1024] channel-last with T * 1024 > 2^31: offsets past 32 bits on the channel path.
+TEST_F(large_test, channel_last_above_2_pow_31_through_channel_tiles) {
+  constexpr std::int64_t channels = 1024, length = (std::int64_t(1) << 21) + 3;
+  const auto layout = linrec::tensor_layout::batch_time_channels(1, length, channels);
+  ASSERT_EQ(linrec::chosen_strategy<float>(layout), linrec::strategy::channel_tiles);
+  const std::int64_t n = layout.elements();
+  ASSERT_GT(n, std::int64_t(1) << 31);
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE(::testing::Message() << "seed " << seed);
+  device_buffer<float> a{std::size_t(n)}, b{std::size_t(n)}, h{std::size_t(n)}, h_final{std::size_t(channels)};
+  device_buffer<unsigned long long> poisoned(1);
+  fill<<<4096, 256>>>(a.get(), b.get(), n, seed);
+  LINREC_CUDA_CHECK(cudaGetLastError());
+  h.poison();
+  h_final.poison();
+  LINREC_CUDA_CHECK(cudaMemset(poisoned.get(), 0, sizeof(unsigned long long)));
+  const linrec::status s = linrec::linear_recurrence<float>(a.get(), b.get(), h.get(), layout, nullptr, h_final.get());
+  ASSERT_TRUE(s.ok()) << s.message();
+  LINREC_CUDA_CHECK(cudaGetLastError());
+  count_poison<<<4096, 256>>>(h.get(), n, poisoned.get());
+  LINREC_CUDA_CHECK(cudaGetLastError());
+  LINREC_CUDA_CHECK(cudaDeviceSynchronize());
+  EXPECT_EQ(poisoned.download()[0], 0ull) << "output elements never written";
+
+  // Time windows of every channel: the start, around flat index 2^31, and the end (+ h_final).
+  constexpr std::int64_t warmup = 4096, window = 512;
+  const std::vector<float> finals = h_final.download();
+  double worst = 0, worst_final = 0;
+  // (Flat index 2^31 is time step 2^21, channel 0: the middle window ends just past it.)
+  for (const std::int64_t end : {window, ((std::int64_t(1) << 31) / channels) + 1, length}) {
+    const std::int64_t start = std::max<std::int64_t>(0, end - window - warmup);
+    const std::int64_t check_from = start == 0 ? 0 : start + warmup;
+    std::vector<float> got(std::size_t((end - check_from) * channels));
+    LINREC_CUDA_CHECK(cudaMemcpy(got.data(), h.get() + check_from * channels, got.size() * sizeof(float), cudaMemcpyDeviceToHost));
+    for (std::int64_t c = 0; c < channels; ++c) {
+      double state = 0;
+      for (std::int64_t t = start; t < end; ++t) {
+        const std::uint64_t i = std::uint64_t(t * channels + c);
+        state = double(hash_a(seed, i)) * state + double(hash_b(seed, i));
+        if (t >= check_from) worst = std::fmax(worst, std::fabs(double(got[std::size_t((t - check_from) * channels + c)]) - state));
+      }
+      if (end == length) worst_final = std::fmax(worst_final, std::fabs(double(finals[std::size_t(c)]) - state));
+    }
+  }
+  EXPECT_LT(worst, 2e-5) << "max error in the checked windows";
+  EXPECT_LT(worst_final, 2e-5) << "max error of h_final";
+}
+
 }  // namespace

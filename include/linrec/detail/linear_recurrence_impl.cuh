@@ -51,34 +51,53 @@ inline void* align_temp(void* temp) {
   return reinterpret_cast<void*>((address + temp_alignment - 1) / temp_alignment * temp_alignment);
 }
 
-template <typename Policy, typename T>
-status launch_tiled_lookback(const plan& pl, void* temp, const rows_problem<T>& p,
-                             cudaStream_t stream) {
+// How many blocks of `kernel` (`threads` each) fit on the current device at once.
+template <typename Kernel>
+cudaError_t resident_blocks(Kernel kernel, int threads, std::int64_t& blocks) {
+  int device = 0, sms = 0, per_sm = 0;
+  if (const cudaError_t e = cudaGetDevice(&device); e != cudaSuccess) return e;
+  if (const cudaError_t e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device); e != cudaSuccess) {
+    return e;
+  }
+  if (const cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, 0);
+      e != cudaSuccess) {
+    return e;
+  }
+  blocks = std::int64_t(std::max(1, sms * per_sm));
+  return cudaSuccess;
+}
+
+template <typename Policy, typename T, typename Kernel>
+status launch_lookback_kernel(Kernel kernel, const plan& pl, void* temp, const rows_problem<T>& p,
+                              cudaStream_t stream) {
   using status_view = tile_status<affine<T>>;
+  constexpr int threads = Policy::lookback_threads;
   const std::int64_t tiles = p.rows * pl.tiles_per_row;
   const status_view view(temp, tiles);
-  const auto kernel = lookback_kernel<Policy::lookback_threads, Policy::lookback_items, T>;
   // The grid size first: a failed query then leaves nothing enqueued.
   std::int64_t blocks = tiles;
   if constexpr (Policy::lookback_persistent) {
-    int device = 0, sms = 0, per_sm = 0;
-    if (const cudaError_t e = cudaGetDevice(&device); e != cudaSuccess) return status(e);
-    if (const cudaError_t e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-        e != cudaSuccess) {
-      return status(e);
-    }
-    if (const cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, Policy::lookback_threads, 0);
-        e != cudaSuccess) {
-      return status(e);
-    }
-    blocks = std::min(tiles, std::int64_t(std::max(1, sms * per_sm)));
+    if (const cudaError_t e = resident_blocks(kernel, threads, blocks); e != cudaSuccess) return status(e);
+    blocks = std::min(tiles, blocks);
   }
   if (const cudaError_t e = cudaMemsetAsync(temp, 0, status_view::init_bytes(tiles), stream);
       e != cudaSuccess) {
     return status(e);
   }
-  kernel<<<grid_blocks(blocks), Policy::lookback_threads, 0, stream>>>(p, view, pl.tiles_per_row);
+  kernel<<<grid_blocks(blocks), threads, 0, stream>>>(p, view, pl.tiles_per_row);
   return status(cudaPeekAtLastError());
+}
+
+template <typename Policy, typename T>
+status launch_tiled_lookback(const plan& pl, void* temp, const rows_problem<T>& p,
+                             cudaStream_t stream) {
+  constexpr int threads = Policy::lookback_threads, items = Policy::lookback_items;
+  if constexpr (Policy::lookback_deferred) {
+    const auto kernel = deferred_lookback_kernel<threads, items, Policy::lookback_min_blocks, T>;
+    return launch_lookback_kernel<Policy>(kernel, pl, temp, p, stream);
+  } else {
+    return launch_lookback_kernel<Policy>(lookback_kernel<threads, items, T>, pl, temp, p, stream);
+  }
 }
 
 template <typename Policy, typename T>

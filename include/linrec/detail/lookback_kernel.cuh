@@ -81,4 +81,84 @@ __global__ void __launch_bounds__(Threads)
   }
 }
 
+/// The look-back kernel with each tile's look-back deferred by one tile. A block holds two tiles:
+/// it loads and scans a new one and publishes its aggregate at once, and only then looks back for
+/// the one it holds, whose scanned items wait in shared memory. So every aggregate appears one
+/// load after its tile is claimed, never behind a look-back, and by the time a tile looks back its
+/// predecessors have long published theirs: the waiting that otherwise idles a block (measured on
+/// the H200 at 2^28: 2.7 us of a 5.6 us tile) mostly disappears. The next tile's id is claimed
+/// before the held tile's look-back, so the counter's round trip overlaps it too.
+///
+/// Forward progress as for lookback_kernel: a look-back waits only on smaller ids, whose blocks
+/// publish each aggregate without waiting on anything.
+template <int Threads, int Items, int MinBlocks, typename T>
+__global__ void __launch_bounds__(Threads, MinBlocks)
+    deferred_lookback_kernel(rows_problem<T> p, tile_status<affine<T>> status, std::int64_t tiles_per_row) {
+  using V = affine<T>;
+  using scan = block_scan<V, Threads, Items>;
+  using lookback = tile_lookback_prefix<V, Threads / 32>;
+  constexpr std::int64_t tile_items = scan::tile_items;
+  __shared__ typename scan::temp_storage scan_storage;
+  __shared__ typename lookback::temp_storage lookback_storage;
+  __shared__ std::int64_t shared_tile;
+  __shared__ V held_items[Items][Threads];  // [item][thread]: each thread parks and reads its own
+
+  const std::int64_t tiles = status.tiles();
+  const std::int64_t first = std::int64_t(threadIdx.x) * Items;
+  const affine_scan_op op;
+
+  std::int64_t claimed = 0;  // thread 0's claim, handed to the block at the top of each round
+  if (threadIdx.x == 0) claimed = status.next_tile();
+  bool holding = false;
+  std::int64_t held = 0;
+  tile_place held_place{};
+  V held_aggregate{};
+  for (;;) {
+    if (threadIdx.x == 0) shared_tile = claimed;
+    __syncthreads();
+    const std::int64_t tile = shared_tile;
+    tile_place place{};
+    V items[Items];
+    if (tile < tiles) {
+      place = locate_tile<tile_items>(p, tile, tiles_per_row);
+      load_items(p.a + place.offset, p.b + place.offset, first, place.valid, place.vector_ok, items);
+    }
+    if (holding) {
+      // The held tile: its prefix (while the new tile's loads are in flight), then its output.
+      const V seed = p.seed(held_place.row);
+      V prefix = seed;
+      if (held_place.tile_in_row != 0) {
+        prefix = lookback(lookback_storage, status, held, held_place.row * tiles_per_row, seed).resolve(held_aggregate);
+      }
+      V out[Items];
+#pragma unroll
+      for (int i = 0; i < Items; ++i) out[i] = op(prefix, held_items[i][threadIdx.x]);
+      store_items(p.h + held_place.offset, first, held_place.valid, held_place.vector_ok, out);
+      if (p.h_final != nullptr && held_place.tile_in_row == tiles_per_row - 1) {
+        store_final(p.h_final + held_place.row, first, held_place.valid, out);
+      }
+    }
+    if (tile >= tiles) return;
+
+    // The new tile: scan it, publish its aggregate (its inclusive prefix if it starts a row, as
+    // nothing is left to wait for), claim the next id, and park the items.
+    V aggregate;
+    scan(scan_storage).inclusive_scan(items, aggregate);
+    if (threadIdx.x == 0) {
+      if (place.tile_in_row == 0) {
+        status.publish(tile, tile_state::inclusive, op(p.seed(place.row), aggregate));
+      } else {
+        status.publish(tile, tile_state::aggregate, aggregate);
+      }
+      claimed = status.next_tile();
+    }
+#pragma unroll
+    for (int i = 0; i < Items; ++i) held_items[i][threadIdx.x] = items[i];
+    holding = true;
+    held = tile;
+    held_place = place;
+    held_aggregate = aggregate;
+  }
+}
+
 }  // namespace linrec::detail

@@ -23,6 +23,8 @@ struct plan {
 
 template <typename T, typename Policy>
 constexpr strategy choose_strategy(const row_layout& layout) noexcept {
+  static_assert(Policy::forced != strategy::channel_tiles && Policy::forced != strategy::channel_walk,
+                "the channel strategies are for tensor_layout operands, not row_layout");
   if constexpr (Policy::forced != strategy::automatic) {
     return Policy::forced;
   } else {

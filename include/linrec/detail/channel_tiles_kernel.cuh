@@ -1,0 +1,256 @@
+// linrec/detail/channel_tiles_kernel.cuh — strategy::channel_tiles: recurrences along time for
+// operands whose channels (not time) are contiguous, e.g. [batch, time, channels].
+//
+// A tile is `Rows × Steps` time steps of one group of `Lanes × width` channels of one batch entry
+// (width = 16 bytes of T). Lanes run across channels, so every load and store of a time step is
+// one contiguous run; each thread scans `Steps` consecutive time steps of its `width` channels in
+// registers; the block combines its rows through shared memory; and the tile's carry-in, one
+// affine map per channel, comes from the same channels' earlier time chunks by decoupled
+// look-back. a and b are read once and h written once.
+#pragma once
+
+#include <linrec/affine.cuh>
+#include <linrec/detail/channel_problem.cuh>
+#include <linrec/detail/channel_tile_scan.cuh>
+#include <linrec/detail/channel_tile_status.cuh>
+#include <linrec/detail/tile_io.cuh>
+
+#include <cstdint>
+
+namespace linrec::detail {
+
+template <int Lanes, int Steps, typename T>
+__device__ __forceinline__ void load_channel_items(const channel_problem<T>& p, std::int64_t batch_index,
+                                                   std::int64_t t0, std::int64_t channel0, bool vector,
+                                                   affine<T> (&items)[Steps][vector16<T>::width]) {
+  using vec = vector16<T>;
+  constexpr int width = vec::width;
+#pragma unroll
+  for (int s = 0; s < Steps; ++s) {
+    const std::int64_t t = t0 + s;
+    const bool in_time = t < p.length;
+    if (vector && in_time) {
+      const auto va = *reinterpret_cast<const typename vec::type*>(p.a + p.sa.offset(batch_index, t, channel0));
+      const auto vb = *reinterpret_cast<const typename vec::type*>(p.b + p.sb.offset(batch_index, t, channel0));
+      const T* ea = reinterpret_cast<const T*>(&va);
+      const T* eb = reinterpret_cast<const T*>(&vb);
+#pragma unroll
+      for (int v = 0; v < width; ++v) items[s][v] = {ea[v], eb[v]};
+    } else {
+#pragma unroll
+      for (int v = 0; v < width; ++v) {
+        const std::int64_t c = channel0 + v;
+        items[s][v] = in_time && c < p.channels
+                          ? affine<T>{p.a[p.sa.offset(batch_index, t, c)], p.b[p.sb.offset(batch_index, t, c)]}
+                          : affine<T>::identity();
+      }
+    }
+  }
+}
+
+template <int Steps, typename T>
+__device__ __forceinline__ void store_channel_items(const channel_problem<T>& p, std::int64_t batch_index,
+                                                    std::int64_t t0, std::int64_t channel0, bool vector,
+                                                    const affine<T> (&items)[Steps][vector16<T>::width]) {
+  using vec = vector16<T>;
+  constexpr int width = vec::width;
+#pragma unroll
+  for (int s = 0; s < Steps; ++s) {
+    const std::int64_t t = t0 + s;
+    if (t >= p.length) break;
+    if (vector) {
+      typename vec::type out;
+      T* e = reinterpret_cast<T*>(&out);
+#pragma unroll
+      for (int v = 0; v < width; ++v) e[v] = items[s][v].b;
+      *reinterpret_cast<typename vec::type*>(p.h + p.sh.offset(batch_index, t, channel0)) = out;
+    } else {
+#pragma unroll
+      for (int v = 0; v < width; ++v) {
+        if (channel0 + v < p.channels) p.h[p.sh.offset(batch_index, t, channel0 + v)] = items[s][v].b;
+      }
+    }
+  }
+}
+
+// Where one thread's part of a channel tile is.
+struct channel_place {
+  std::int64_t tile, chunk, batch_index, channel0, t0;
+  bool vector;
+};
+
+template <int Lanes, int Steps, typename T>
+__device__ __forceinline__ channel_place locate_channel_tile(const channel_problem<T>& p,
+                                                             const channel_tiling& tiling, std::int64_t tile) {
+  constexpr int width = vector16<T>::width;
+  const int lane = static_cast<int>(threadIdx.x) % Lanes;
+  const int row = static_cast<int>(threadIdx.x) / Lanes;
+  channel_place c;
+  c.tile = tile;
+  c.chunk = tile / tiling.groups;
+  const std::int64_t group_index = tile - c.chunk * tiling.groups;
+  c.batch_index = group_index / tiling.groups_per_batch;
+  c.channel0 = (group_index - c.batch_index * tiling.groups_per_batch) * (Lanes * width) + std::int64_t(lane) * width;
+  c.t0 = c.chunk * tiling.steps + std::int64_t(row) * Steps;
+  c.vector = p.vectors && c.channel0 + width <= p.channels;
+  return c;
+}
+
+template <int Threads, int Lanes, int Steps, int MinBlocks, typename T>
+__global__ void __launch_bounds__(Threads, MinBlocks)
+    channel_tiles_kernel(channel_problem<T> p, channel_tile_status<T> status, channel_tiling tiling) {
+  using V = affine<T>;
+  constexpr int width = vector16<T>::width;
+  constexpr int group = Lanes * width;
+  constexpr int rows = Threads / Lanes;
+  constexpr int window = 32;  // predecessors one look-back round inspects
+  static_assert(Threads % 32 == 0 && 32 % Lanes == 0, "lanes must tile whole warps");
+  const affine_scan_op op;
+
+  using tile_scan = channel_tile_scan<Threads, Lanes, Steps, T>;
+  struct shared_state {
+    typename tile_scan::temp_storage scan;
+    V tile_prefix[group];
+    std::int64_t tile;
+    int window_count;  // predecessors to combine this round, nearest first
+    bool window_has_inclusive;
+  };
+  __shared__ shared_state shared;
+
+  const int lane = static_cast<int>(threadIdx.x) % Lanes;
+  const int row = static_cast<int>(threadIdx.x) / Lanes;
+  const bool last_row = row == rows - 1;  // these threads hold the tile's aggregate
+  const std::int64_t tiles = status.tiles();
+
+  const auto claim = [&]() {
+    __syncthreads();  // the previous tile is done with shared memory
+    if (threadIdx.x == 0) shared.tile = status.next_tile();
+    __syncthreads();
+    return shared.tile;
+  };
+
+  for (std::int64_t claimed = claim(); claimed < tiles; claimed = claim()) {
+    const channel_place here = locate_channel_tile<Lanes, Steps>(p, tiling, claimed);
+    V items[Steps][width];
+    load_channel_items<Lanes, Steps>(p, here.batch_index, here.t0, here.channel0, here.vector, items);
+    const std::int64_t tile = here.tile, chunk = here.chunk, batch_index = here.batch_index;
+    const std::int64_t channel0 = here.channel0, t0 = here.t0;
+    const bool vector = here.vector;
+
+    tile_scan::scan(shared.scan, items);
+    const auto aggregate = [&](int v) -> const V& { return items[Steps - 1][v]; };
+
+    V exclusive[width];
+    V* const own_aggregates = status.values(tile, tile_state::aggregate) + lane * width;
+    V* const own_inclusive = status.values(tile, tile_state::inclusive) + lane * width;
+    if (chunk == 0) {
+#pragma unroll
+      for (int v = 0; v < width; ++v) {
+        exclusive[v] = channel0 + v < p.channels ? p.seed(batch_index, channel0 + v) : V::identity();
+        if (last_row) own_inclusive[v] = op(exclusive[v], aggregate(v));
+      }
+      __syncthreads();
+      if (threadIdx.x == 0) status.publish_state(tile, tile_state::inclusive);
+    } else {
+      if (last_row) {
+#pragma unroll
+        for (int v = 0; v < width; ++v) own_aggregates[v] = aggregate(v);
+      }
+      __syncthreads();
+      if (threadIdx.x == 0) status.publish_state(tile, tile_state::aggregate);
+
+      // Look-back: warp 0 inspects `window` earlier chunks of these channels per round and
+      // waits only for those up to the nearest inclusive prefix; the last row combines their
+      // values for its channels.
+      V carry[width];
+      bool have_carry = false;
+      for (std::int64_t back = 0;; back += window) {
+        if (threadIdx.x < 32) {
+          const int j = static_cast<int>(threadIdx.x);
+          const bool in_sequence = chunk - 1 - back - j >= 0;
+          const std::int64_t predecessor = tile - (back + j + 1) * tiling.groups;
+          tile_state state = tile_state::invalid;
+          unsigned inclusive_lanes;
+          for (;;) {
+            if (in_sequence && state == tile_state::invalid) state = status.load_state(predecessor);
+            const unsigned invalid_lanes =
+                __ballot_sync(full_warp_mask, in_sequence && state == tile_state::invalid);
+            inclusive_lanes = __ballot_sync(full_warp_mask, in_sequence && state == tile_state::inclusive);
+            const unsigned needed = inclusive_lanes ? (inclusive_lanes & (0u - inclusive_lanes)) - 1 : ~0u;
+            if ((invalid_lanes & needed) == 0) break;
+            __nanosleep(32);
+          }
+          if (j == 0) {
+            // The sequence's first chunk is always inclusive, so a round that reaches it ends.
+            shared.window_count = inclusive_lanes ? __ffs(inclusive_lanes) : window;
+            shared.window_has_inclusive = inclusive_lanes != 0;
+          }
+        }
+        __syncthreads();
+        const int count = shared.window_count;
+        const bool found = shared.window_has_inclusive;
+        if (last_row) {
+          // Independent loads, combined nearest first: an earlier chunk is the left operand.
+          constexpr int batch_loads = 2;
+          for (int j0 = 0; j0 < count; j0 += batch_loads) {
+            V loaded[batch_loads][width];
+#pragma unroll
+            for (int k = 0; k < batch_loads; ++k) {
+              const int j = j0 + k;
+              if (j < count) {
+                const tile_state kind = found && j == count - 1 ? tile_state::inclusive : tile_state::aggregate;
+                const V* values = status.values(tile - (back + j + 1) * tiling.groups, kind) + lane * width;
+#pragma unroll
+                for (int v = 0; v < width; ++v) loaded[k][v] = {__ldcg(&values[v].a), __ldcg(&values[v].b)};
+              }
+            }
+#pragma unroll
+            for (int k = 0; k < batch_loads; ++k) {
+              if (j0 + k < count) {
+#pragma unroll
+                for (int v = 0; v < width; ++v) {
+                  carry[v] = have_carry ? op(loaded[k][v], carry[v]) : loaded[k][v];
+                }
+                have_carry = true;
+              }
+            }
+          }
+        }
+        __syncthreads();  // everyone has read this round's count before the next round writes it
+        if (found) break;
+      }
+      if (last_row) {
+#pragma unroll
+        for (int v = 0; v < width; ++v) {
+          const V seeded = carry[v];
+          own_inclusive[v] = op(seeded, aggregate(v));
+          shared.tile_prefix[lane * width + v] = seeded;
+        }
+      }
+      __syncthreads();
+      if (threadIdx.x == 0) status.publish_state(tile, tile_state::inclusive);
+#pragma unroll
+      for (int v = 0; v < width; ++v) exclusive[v] = shared.tile_prefix[lane * width + v];
+    }
+
+#pragma unroll
+    for (int v = 0; v < width; ++v) {
+#pragma unroll
+      for (int s = 0; s < Steps; ++s) items[s][v] = op(exclusive[v], items[s][v]);
+    }
+    store_channel_items<Steps>(p, batch_index, t0, channel0, vector, items);
+    if (p.h_final != nullptr && chunk == tiling.chunks - 1) {
+#pragma unroll
+      for (int s = 0; s < Steps; ++s) {
+        if (t0 + s == p.length - 1) {
+#pragma unroll
+          for (int v = 0; v < width; ++v) {
+            if (channel0 + v < p.channels) p.h_final[batch_index * p.channels + channel0 + v] = items[s][v].b;
+          }
+        }
+      }
+    }
+  }
+}
+
+}  // namespace linrec::detail

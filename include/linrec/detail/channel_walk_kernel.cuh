@@ -1,0 +1,69 @@
+// linrec/detail/channel_walk_kernel.cuh — strategy::channel_walk: for channel-contiguous layouts
+// with many channel groups, a block walks all of time for one group, tile after tile, carrying
+// one affine map per channel on chip: no tile status, no look-back, nothing to wait for.
+#pragma once
+
+#include <linrec/affine.cuh>
+#include <linrec/detail/channel_problem.cuh>
+#include <linrec/detail/channel_tile_scan.cuh>
+#include <linrec/detail/channel_tiles_kernel.cuh>
+
+#include <cstdint>
+
+namespace linrec::detail {
+
+template <int Threads, int Lanes, int Steps, typename T>
+__global__ void __launch_bounds__(Threads) channel_walk_kernel(channel_problem<T> p, channel_tiling tiling) {
+  using V = affine<T>;
+  using tile_scan = channel_tile_scan<Threads, Lanes, Steps, T>;
+  constexpr int width = tile_scan::width;
+  constexpr int rows = tile_scan::rows;
+  const affine_scan_op op;
+  __shared__ typename tile_scan::temp_storage scan_storage;
+  __shared__ V tile_totals[tile_scan::group];  // the carry after each tile, from the last row
+
+  const int lane = static_cast<int>(threadIdx.x) % Lanes;
+  const bool last_row = static_cast<int>(threadIdx.x) / Lanes == rows - 1;
+  for (std::int64_t group = blockIdx.x; group < tiling.groups; group += gridDim.x) {
+    V carry[width];  // op over the group's earlier tiles, h0 included: the same on every row
+    for (std::int64_t chunk = 0; chunk < tiling.chunks; ++chunk) {
+      const channel_place here = locate_channel_tile<Lanes, Steps>(p, tiling, chunk * tiling.groups + group);
+      if (chunk == 0) {
+#pragma unroll
+        for (int v = 0; v < width; ++v) {
+          carry[v] = here.channel0 + v < p.channels ? p.seed(here.batch_index, here.channel0 + v) : V::identity();
+        }
+      }
+      V items[Steps][width];
+      load_channel_items<Lanes, Steps>(p, here.batch_index, here.t0, here.channel0, here.vector, items);
+      tile_scan::scan(scan_storage, items);
+#pragma unroll
+      for (int v = 0; v < width; ++v) {
+#pragma unroll
+        for (int s = 0; s < Steps; ++s) items[s][v] = op(carry[v], items[s][v]);
+        if (last_row) tile_totals[lane * width + v] = items[Steps - 1][v];
+      }
+      store_channel_items<Steps>(p, here.batch_index, here.t0, here.channel0, here.vector, items);
+      if (p.h_final != nullptr && chunk == tiling.chunks - 1) {
+#pragma unroll
+        for (int s = 0; s < Steps; ++s) {
+          if (here.t0 + s == p.length - 1) {
+#pragma unroll
+            for (int v = 0; v < width; ++v) {
+              if (here.channel0 + v < p.channels) {
+                p.h_final[here.batch_index * p.channels + here.channel0 + v] = items[s][v].b;
+              }
+            }
+          }
+        }
+      }
+      // Everyone's scan has read the row aggregates and the last row has written the totals;
+      // the next tile's scan barrier orders these reads before the totals are written again.
+      __syncthreads();
+#pragma unroll
+      for (int v = 0; v < width; ++v) carry[v] = tile_totals[lane * width + v];
+    }
+  }
+}
+
+}  // namespace linrec::detail

@@ -1,0 +1,98 @@
+// linrec/detail/tensor_plan.cuh — which path a tensor layout takes, and its temporary storage.
+// Pure host arithmetic on the layout, like plan.cuh.
+#pragma once
+
+#include <linrec/detail/channel_problem.cuh>
+#include <linrec/detail/channel_tile_status.cuh>
+#include <linrec/detail/plan.cuh>
+#include <linrec/detail/tile_io.cuh>
+#include <linrec/policy.cuh>
+#include <linrec/row_layout.cuh>
+#include <linrec/tensor_layout.cuh>
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+
+namespace linrec::detail {
+
+/// The row layout a tensor layout is, when it is one: time contiguous, all three operands with
+/// the same strides, and sequence (b, c) at one row stride times b * channels + c, which is the
+/// index h0 and h_final use too.
+constexpr std::optional<row_layout> as_rows(const tensor_layout& l) noexcept {
+  if (!(l.a == l.h) || !(l.b == l.h)) return std::nullopt;
+  const tensor_strides& s = l.h;
+  if (l.length > 1 && s.time != 1) return std::nullopt;
+  std::int64_t row_stride = l.length;
+  if (l.channels > 1) {
+    if (l.batch > 1 && s.batch != l.channels * s.channel) return std::nullopt;
+    row_stride = s.channel;
+  } else if (l.batch > 1) {
+    row_stride = s.batch;
+  }
+  if (row_stride < l.length) return std::nullopt;  // only when one sequence: any stride is fine
+  return row_layout{l.batch * l.channels, l.length, row_stride};
+}
+
+/// The policy a tensor layout's rows run under: forcing channel_tiles means nothing to rows.
+template <typename Policy>
+struct row_policy : Policy {
+  static constexpr strategy forced =
+      Policy::forced == strategy::channel_tiles || Policy::forced == strategy::channel_walk ? strategy::automatic
+                                                                                              : Policy::forced;
+};
+
+struct tensor_plan {
+  strategy chosen;
+  row_layout rows;        // the row strategies
+  plan row_plan;          // the row strategies
+  int lanes;              // channel_tiles: lanes across channels
+  channel_tiling tiling;  // channel_tiles
+  std::size_t temp_bytes;
+};
+
+/// Lanes across channels: the fewest of 8, 16 or 32 that cover the channels with 16-byte vectors,
+/// so few channels do not leave most lanes idle.
+template <typename T>
+constexpr int channel_lanes(std::int64_t channels) noexcept {
+  constexpr std::int64_t width = vector16<T>::width;
+  return channels <= 8 * width ? 8 : channels <= 16 * width ? 16 : 32;
+}
+
+template <typename T, typename Policy>
+constexpr tensor_plan make_tensor_plan(const tensor_layout& l) noexcept {
+  tensor_plan p{};
+  const std::optional<row_layout> rows = as_rows(l);
+  constexpr bool channels_forced = Policy::forced == strategy::channel_tiles || Policy::forced == strategy::channel_walk;
+  if (rows && !channels_forced) {
+    p.rows = *rows;
+    p.row_plan = make_plan<T, row_policy<Policy>>(*rows);
+    p.chosen = p.row_plan.chosen;
+    p.temp_bytes = p.row_plan.temp_bytes;
+    return p;
+  }
+  // Many groups of the narrowest tiles: one block walks each; else tiles across blocks.
+  constexpr std::int64_t width = vector16<T>::width;
+  const std::int64_t walk_groups = l.batch * ((l.channels + 8 * width - 1) / (8 * width));
+  const bool walk = Policy::forced == strategy::channel_walk ||
+                    (Policy::forced != strategy::channel_tiles && walk_groups >= Policy::channel_walk_min_groups);
+  p.chosen = walk ? strategy::channel_walk : strategy::channel_tiles;
+  p.lanes = walk ? 8 : channel_lanes<T>(l.channels);
+  const int threads = walk ? Policy::channel_walk_threads : Policy::channel_threads;
+  const std::int64_t group = std::int64_t(p.lanes) * width;
+  const std::int64_t steps = std::int64_t(threads / p.lanes) * Policy::channel_steps;
+  p.tiling.group = group;
+  p.tiling.steps = steps;
+  p.tiling.groups_per_batch = (l.channels + group - 1) / group;
+  p.tiling.groups = l.batch * p.tiling.groups_per_batch;
+  p.tiling.chunks = (l.length + steps - 1) / steps;
+  if (walk) {
+    p.temp_bytes = temp_alignment;
+    return p;
+  }
+  p.temp_bytes = temp_alignment;
+  if (l.elements() > 0) p.temp_bytes += channel_tile_status<T>::bytes(p.tiling.tiles(), group);
+  return p;
+}
+
+}  // namespace linrec::detail

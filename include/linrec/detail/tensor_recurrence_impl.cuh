@@ -1,0 +1,134 @@
+// linrec/detail/tensor_recurrence_impl.cuh — linear_recurrence over tensor layouts: validation,
+// the choice between the row strategies and channel tiles, and the channel-tile launch.
+#pragma once
+
+#include <linrec/detail/channel_problem.cuh>
+#include <linrec/detail/channel_tile_status.cuh>
+#include <linrec/detail/channel_tiles_kernel.cuh>
+#include <linrec/detail/channel_walk_kernel.cuh>
+#include <linrec/detail/linear_recurrence_impl.cuh>
+#include <linrec/detail/tensor_plan.cuh>
+#include <linrec/detail/tensor_validate.cuh>
+#include <linrec/linear_recurrence.cuh>
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+
+namespace linrec {
+namespace detail {
+
+template <typename Policy, int Lanes, typename T>
+status launch_channel_tiles_with(const tensor_plan& pl, void* temp, const channel_problem<T>& p,
+                                 cudaStream_t stream) {
+  constexpr int threads = Policy::channel_threads;
+  const auto kernel = channel_tiles_kernel<threads, Lanes, Policy::channel_steps, Policy::channel_min_blocks, T>;
+  const std::int64_t tiles = pl.tiling.tiles();
+  // The grid size first: a failed query then leaves nothing enqueued. Persistent blocks take
+  // tiles from the counter until none are left.
+  std::int64_t blocks = 0;
+  if (const cudaError_t e = resident_blocks(kernel, threads, blocks); e != cudaSuccess) {
+    return status(e);
+  }
+  blocks = std::min(blocks, tiles);
+  const channel_tile_status<T> view(temp, tiles, pl.tiling.group);
+  if (const cudaError_t e = cudaMemsetAsync(temp, 0, channel_tile_status<T>::init_bytes(tiles), stream);
+      e != cudaSuccess) {
+    return status(e);
+  }
+  kernel<<<grid_blocks(blocks), threads, 0, stream>>>(p, view, pl.tiling);
+  return status(cudaPeekAtLastError());
+}
+
+template <typename Policy, typename T>
+status launch_channel_tiles(const tensor_plan& pl, void* temp, const channel_problem<T>& p,
+                            cudaStream_t stream) {
+  switch (pl.lanes) {
+    case 8: return launch_channel_tiles_with<Policy, 8>(pl, temp, p, stream);
+    case 16: return launch_channel_tiles_with<Policy, 16>(pl, temp, p, stream);
+    default: return launch_channel_tiles_with<Policy, 32>(pl, temp, p, stream);
+  }
+}
+
+template <typename Policy, typename T>
+status launch_channel_walk(const tensor_plan& pl, const channel_problem<T>& p, cudaStream_t stream) {
+  constexpr int threads = Policy::channel_walk_threads;
+  channel_walk_kernel<threads, 8, Policy::channel_steps, T>
+      <<<grid_blocks(pl.tiling.groups), threads, 0, stream>>>(p, pl.tiling);
+  return status(cudaPeekAtLastError());
+}
+
+// Enqueues a validated problem; `temp` is 16-byte aligned and large enough for `pl`.
+template <typename T, typename Policy>
+status enqueue_tensor(const tensor_plan& pl, void* temp, const T* a, const T* b, T* h,
+                      const tensor_layout& l, const T* h0, T* h_final, cudaStream_t stream) {
+  const bool channels = pl.chosen == strategy::channel_tiles || pl.chosen == strategy::channel_walk;
+  if (!channels) return enqueue<T, row_policy<Policy>>(pl.row_plan, temp, a, b, h, pl.rows, h0, h_final, stream);
+  if (l.batch == 0 || l.channels == 0) return {};
+  if (l.length == 0) return write_initial_as_final(h0, h_final, l.batch * l.channels, stream);
+  const channel_problem<T> p{a, b, h, h0, h_final, l.batch, l.length, l.channels,
+                             l.a, l.b, l.h, vectors_fit(a, b, h, l)};
+  if (pl.chosen == strategy::channel_walk) return launch_channel_walk<Policy>(pl, p, stream);
+  return launch_channel_tiles<Policy>(pl, temp, p, stream);
+}
+
+template <typename T>
+error validate_tensor_arguments(const T* a, const T* b, const T* h, const tensor_layout& l,
+                                const T* h0, const T* h_final) noexcept {
+  if (l.elements() > 0) return validate_pointers(a, b, h, l, h0, h_final);
+  if (h0 != nullptr && misaligned(h0)) return error::misaligned_h0;
+  if (h_final != nullptr && misaligned(h_final)) return error::misaligned_h_final;
+  return error::success;
+}
+
+}  // namespace detail
+
+template <typename T, typename Policy>
+constexpr strategy chosen_strategy(const tensor_layout& layout) noexcept {
+  return detail::make_tensor_plan<T, Policy>(layout).chosen;
+}
+
+template <typename T, typename Policy>
+status linear_recurrence(void* d_temp_storage, std::size_t& temp_storage_bytes, const T* a,
+                         const T* b, T* h, const tensor_layout& layout, const T* h0, T* h_final,
+                         cudaStream_t stream) {
+  detail::check_value_type<T>();
+  if (const error e = detail::validate_layout<T>(layout); e != error::success) return e;
+  const detail::tensor_plan pl = detail::make_tensor_plan<T, Policy>(layout);
+  if (d_temp_storage == nullptr) {
+    temp_storage_bytes = pl.temp_bytes;
+    return {};
+  }
+  if (const error e = detail::validate_tensor_arguments(a, b, h, layout, h0, h_final); e != error::success) {
+    return e;
+  }
+  if (temp_storage_bytes < pl.temp_bytes) return error::temp_storage_too_small;
+  return detail::enqueue_tensor<T, Policy>(pl, detail::align_temp(d_temp_storage), a, b, h, layout, h0,
+                                           h_final, stream);
+}
+
+template <typename T, typename Policy>
+status linear_recurrence(const T* a, const T* b, T* h, const tensor_layout& layout, const T* h0,
+                         T* h_final, cudaStream_t stream) {
+  detail::check_value_type<T>();
+  if (const error e = detail::validate_layout<T>(layout); e != error::success) return e;
+  if (const error e = detail::validate_tensor_arguments(a, b, h, layout, h0, h_final); e != error::success) {
+    return e;
+  }
+  const detail::tensor_plan pl = detail::make_tensor_plan<T, Policy>(layout);
+  const bool needs_temp = pl.chosen == strategy::channel_tiles || pl.chosen == strategy::tiled_lookback;
+  if (!needs_temp || layout.elements() == 0) {
+    return detail::enqueue_tensor<T, Policy>(pl, nullptr, a, b, h, layout, h0, h_final, stream);
+  }
+  void* temp = nullptr;
+  if (const cudaError_t e = cudaMallocAsync(&temp, pl.temp_bytes, stream); e != cudaSuccess) {
+    return status(e);
+  }
+  const status result = detail::enqueue_tensor<T, Policy>(pl, detail::align_temp(temp), a, b, h, layout,
+                                                          h0, h_final, stream);
+  const cudaError_t freed = cudaFreeAsync(temp, stream);
+  return result.ok() ? status(freed) : result;
+}
+
+}  // namespace linrec

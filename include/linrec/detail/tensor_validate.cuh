@@ -1,0 +1,103 @@
+// linrec/detail/tensor_validate.cuh — argument checks for 3-D operands, on the host, before launch.
+#pragma once
+
+#include <linrec/detail/validate.cuh>
+#include <linrec/status.cuh>
+#include <linrec/tensor_layout.cuh>
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+
+namespace linrec::detail {
+
+inline constexpr std::int64_t int64_max = std::numeric_limits<std::int64_t>::max();
+
+// One past the largest element offset of an operand, or -1 if that does not fit below `limit`.
+// Sizes are positive and strides non-negative here.
+constexpr std::int64_t checked_extent(const tensor_layout& l, const tensor_strides& s,
+                                      std::int64_t limit) noexcept {
+  const std::int64_t sizes[3] = {l.batch, l.length, l.channels};
+  const std::int64_t strides[3] = {s.batch, s.time, s.channel};
+  std::int64_t last = 0;
+  for (int d = 0; d < 3; ++d) {
+    const std::int64_t steps = sizes[d] - 1;
+    if (steps > 0 && strides[d] > (limit - last) / steps) return -1;
+    last += steps * strides[d];
+  }
+  return last < limit ? last + 1 : -1;
+}
+
+// Whether the strides give every element of a (batch, length, channels) operand its own place.
+// Sufficient test (the one PyTorch uses for "non-overlapping"): with the dimensions of more than
+// one element ordered by stride, each stride reaches past everything the smaller ones span.
+// Strides that interleave without colliding are refused too; no common layout does that.
+constexpr bool strides_are_injective(const tensor_layout& l, const tensor_strides& s) noexcept {
+  struct dim {
+    std::int64_t size, stride;
+  };
+  dim dims[3] = {{l.batch, s.batch}, {l.length, s.time}, {l.channels, s.channel}};
+  // Three elements: a fixed sorting network keeps this constexpr and branch-light.
+  const auto order = [](dim& x, dim& y) {
+    if (y.stride < x.stride) std::swap(x, y);
+  };
+  order(dims[0], dims[1]);
+  order(dims[1], dims[2]);
+  order(dims[0], dims[1]);
+  std::int64_t span = 0;  // the largest offset reachable with the smaller-stride dimensions
+  for (const dim& d : dims) {
+    if (d.size <= 1) continue;
+    if (d.stride <= span) return false;
+    span += d.stride * (d.size - 1);  // no overflow: checked_extent passed first
+  }
+  return true;
+}
+
+/// Checks sizes and strides alone: what a temporary-storage size query needs.
+template <typename T>
+constexpr error validate_layout(const tensor_layout& l) noexcept {
+  if (l.batch < 0) return error::negative_batch;
+  if (l.length < 0) return error::negative_length;
+  if (l.channels < 0) return error::negative_channels;
+  const auto negative = [](const tensor_strides& s) { return s.batch < 0 || s.time < 0 || s.channel < 0; };
+  if (negative(l.a)) return error::negative_stride_a;
+  if (negative(l.b)) return error::negative_stride_b;
+  if (negative(l.h)) return error::negative_stride_h;
+  if (l.batch == 0 || l.length == 0 || l.channels == 0) return error::success;
+  // Element counts and every operand's byte extent must fit in 64 bits.
+  constexpr std::int64_t limit = int64_max / std::int64_t(sizeof(T));
+  if (l.batch > limit / l.length || l.batch * l.length > limit / l.channels) return error::size_overflow;
+  for (const tensor_strides* s : {&l.a, &l.b, &l.h}) {
+    if (checked_extent(l, *s, limit) < 0) return error::size_overflow;
+  }
+  if (!strides_are_injective(l, l.h)) return error::h_overlaps_itself;
+  return error::success;
+}
+
+/// Checks the pointers of a non-empty problem whose layout has passed validate_layout.
+/// h may be exactly a or b (same pointer, same strides): that is in-place use.
+template <typename T>
+error validate_pointers(const T* a, const T* b, const T* h, const tensor_layout& l, const T* h0,
+                        const T* h_final) noexcept {
+  if (a == nullptr) return error::null_a;
+  if (b == nullptr) return error::null_b;
+  if (h == nullptr) return error::null_h;
+  if (misaligned(a)) return error::misaligned_a;
+  if (misaligned(b)) return error::misaligned_b;
+  if (misaligned(h)) return error::misaligned_h;
+  if (h0 != nullptr && misaligned(h0)) return error::misaligned_h0;
+  if (h_final != nullptr && misaligned(h_final)) return error::misaligned_h_final;
+  const std::int64_t limit = int64_max / std::int64_t(sizeof(T));
+  const auto overlap = [&](const T* x, const tensor_strides& xs) {
+    if (x == h && xs == l.h) return false;  // in place
+    const auto xa = reinterpret_cast<std::uintptr_t>(x), ha = reinterpret_cast<std::uintptr_t>(h);
+    const auto x_bytes = std::uintptr_t(checked_extent(l, xs, limit)) * sizeof(T);
+    const auto h_bytes = std::uintptr_t(checked_extent(l, l.h, limit)) * sizeof(T);
+    return xa < ha + h_bytes && ha < xa + x_bytes;
+  };
+  if (overlap(a, l.a)) return error::h_overlaps_a;
+  if (overlap(b, l.b)) return error::h_overlaps_b;
+  return error::success;
+}
+
+}  // namespace linrec::detail

@@ -1,0 +1,261 @@
+// linear_recurrence over tensor layouts: channel-last, time-major, time-contiguous and arbitrary
+// strides, broadcast and fused inputs, in place, h0/h_final and chunking, in float and double.
+#include "../common/tensor_support.cuh"
+
+#include <linrec/linear_recurrence.cuh>
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <numeric>
+#include <random>
+
+namespace {
+
+using namespace linrec::testing;
+using linrec::strategy;
+using linrec::tensor_layout;
+using linrec::tensor_strides;
+
+struct channel_tiles_policy_f : linrec::default_policy<float> {
+  static constexpr strategy forced = strategy::channel_tiles;
+};
+struct channel_tiles_policy_d : linrec::default_policy<double> {
+  static constexpr strategy forced = strategy::channel_tiles;
+};
+
+template <typename T>
+struct walk_policy : linrec::default_policy<T> {
+  static constexpr strategy forced = strategy::channel_walk;
+};
+
+// The deferred look-back (each tile resolved after the block's next tile is published).
+template <typename T>
+struct deferred_policy : linrec::default_policy<T> {
+  static constexpr bool lookback_deferred = true;
+};
+
+template <typename T>
+class tensor_layouts_test : public gpu_test {
+ protected:
+  using forced_channel_tiles = std::conditional_t<std::is_same_v<T, float>, channel_tiles_policy_f, channel_tiles_policy_d>;
+
+  template <typename Policy = linrec::default_policy<T>>
+  void check(const tensor_layout& l, a_dist dist = a_dist::half_to_one, bool with_h0 = true,
+             std::int64_t b_at = -1, std::int64_t misalign = 0) {
+    const auto p = random_tensor_problem<T>(l, dist, with_h0, b_at);
+    const auto out = run_tensor_on_device<T, Policy>(p, tensor_alias::none, misalign);
+    expect_tensor_matches_reference(p, out);
+  }
+  // Time steps per channel tile for `channels` channels.
+  static std::int64_t tile_steps(std::int64_t channels) {
+    using P = linrec::default_policy<T>;
+    return std::int64_t(P::channel_threads / linrec::detail::channel_lanes<T>(channels)) * P::channel_steps;
+  }
+};
+
+using value_types = ::testing::Types<float, double>;
+TYPED_TEST_SUITE(tensor_layouts_test, value_types);
+
+TYPED_TEST(tensor_layouts_test, common_layouts_match_float64_reference) {
+  using T = TypeParam;
+  struct shape {
+    std::int64_t batch, length, channels;
+  };
+  for (const shape s : {shape{2, 1000, 33}, shape{1, 300, 1000}, shape{3, 129, 4}, shape{2, 65, 3},
+                        shape{1, 77, 1}, shape{1, 50, 4096}, shape{5, 31, 64}}) {
+    SCOPED_TRACE(::testing::Message() << s.batch << "x" << s.length << "x" << s.channels);
+    const auto btc = tensor_layout::batch_time_channels(s.batch, s.length, s.channels);
+    const auto tbc = tensor_layout::time_batch_channels(s.batch, s.length, s.channels);
+    const auto bct = tensor_layout::batch_channels_time(s.batch, s.length, s.channels);
+    if (s.channels > 1) {
+      EXPECT_EQ(linrec::chosen_strategy<T>(btc), strategy::channel_tiles);
+      EXPECT_EQ(linrec::chosen_strategy<T>(tbc), strategy::channel_tiles);
+    }
+    EXPECT_NE(linrec::chosen_strategy<T>(bct), strategy::channel_tiles);  // time contiguous: rows
+    this->check(btc);
+    this->check(tbc, a_dist::minus_one_to_one);
+    this->check(bct, a_dist::long_memory, false);
+  }
+}
+
+TYPED_TEST(tensor_layouts_test, matches_reference_at_chunk_edges_for_every_lane_count) {
+  for (const std::int64_t channels : {4, 20, 33, 64, 65, 129}) {
+    const std::int64_t steps = TestFixture::tile_steps(channels);
+    for (const std::int64_t length : {std::int64_t(1), std::int64_t(2), steps - 1, steps, steps + 1, 3 * steps + 5}) {
+      SCOPED_TRACE(::testing::Message() << "channels " << channels << " length " << length);
+      this->check(tensor_layout::batch_time_channels(2, length, channels));
+    }
+  }
+}
+
+TYPED_TEST(tensor_layouts_test, channel_counts_from_one_to_4096) {
+  for (const std::int64_t channels : {1, 3, 4, 33, 1000, 4096}) {
+    SCOPED_TRACE(channels);
+    this->check(tensor_layout::batch_time_channels(2, 97, channels));
+    this->check(tensor_layout::time_batch_channels(3, 45, channels), a_dist::minus_one_to_one);
+  }
+}
+
+TYPED_TEST(tensor_layouts_test, random_stride_permutations_with_padding) {
+  std::mt19937_64 rng(fresh_seed());
+  for (int trial = 0; trial < 24; ++trial) {
+    const std::int64_t sizes[3] = {std::int64_t(1 + rng() % 4), std::int64_t(1 + rng() % 300), std::int64_t(1 + rng() % 70)};
+    // Each operand: its own order of the three dimensions in memory, and padding after each.
+    const auto random_strides = [&]() {
+      std::array<int, 3> order = {0, 1, 2};
+      std::shuffle(order.begin(), order.end(), rng);
+      std::int64_t stride = 1, out[3];
+      for (const int d : order) {
+        out[d] = stride;
+        stride *= sizes[d] + std::int64_t(rng() % 3);
+      }
+      return tensor_strides{out[0], out[1], out[2]};
+    };
+    tensor_layout l{sizes[0], sizes[1], sizes[2], random_strides(), random_strides(), random_strides()};
+    SCOPED_TRACE(trial);
+    this->check(l, trial % 2 ? a_dist::half_to_one : a_dist::minus_one_to_one, trial % 3 != 0);
+  }
+}
+
+TYPED_TEST(tensor_layouts_test, broadcast_a_and_fused_gate_views) {
+  // a shared by every batch entry (stride 0 over batch), b and h channel-last.
+  tensor_layout broadcast = tensor_layout::batch_time_channels(4, 300, 40);
+  broadcast.a.batch = 0;
+  this->check(broadcast);
+  // One gate tensor [batch, time, 2 * channels]: a is its first half of channels, b the second.
+  const std::int64_t B = 3, T = 257, C = 36;
+  const tensor_strides gates{T * 2 * C, 2 * C, 1};
+  const tensor_layout fused{B, T, C, gates, gates, {T * C, C, 1}};
+  this->check(fused, a_dist::half_to_one, true, /*b_at=*/C);
+  // The same for time-major gates [time, batch, 2 * channels].
+  const tensor_strides major{2 * C, B * 2 * C, 1};
+  this->check(tensor_layout{B, T, C, major, major, {C, B * C, 1}}, a_dist::minus_one_to_one, false, C);
+}
+
+TYPED_TEST(tensor_layouts_test, in_place_on_a_or_b) {
+  using T = TypeParam;
+  for (const tensor_alias alias : {tensor_alias::h_is_a, tensor_alias::h_is_b}) {
+    const auto p = random_tensor_problem<T>(tensor_layout::batch_time_channels(2, 500, 70));
+    const auto out = run_tensor_on_device<T>(p, alias);
+    expect_tensor_matches_reference(p, out, /*own_buffer=*/false);
+  }
+}
+
+TYPED_TEST(tensor_layouts_test, misaligned_operands_take_the_element_wise_path) {
+  // One element off 16 bytes: vector accesses would fault or read the wrong elements.
+  this->check(tensor_layout::batch_time_channels(2, 130, 67), a_dist::half_to_one, true, -1, 1);
+  this->check(tensor_layout::time_batch_channels(2, 130, 67), a_dist::half_to_one, true, -1, 1);
+}
+
+TYPED_TEST(tensor_layouts_test, forced_channel_tiles_on_time_contiguous_data) {
+  using Forced = typename TestFixture::forced_channel_tiles;
+  EXPECT_EQ((linrec::chosen_strategy<TypeParam, Forced>(tensor_layout::batch_channels_time(2, 100, 10))),
+            strategy::channel_tiles);
+  this->template check<Forced>(tensor_layout::batch_channels_time(2, 300, 10));
+  this->template check<Forced>(tensor_layout::batch_channels_time(1, 1000, 3), a_dist::minus_one_to_one);
+}
+
+TYPED_TEST(tensor_layouts_test, long_time_few_channels_and_many_tiles) {
+  this->check(tensor_layout::batch_time_channels(1, (1 << 17) + 7, 64), a_dist::half_to_one, true);
+  this->check(tensor_layout::time_batch_channels(4, 3000, 500), a_dist::long_memory, true);
+}
+
+TYPED_TEST(tensor_layouts_test, chunked_runs_equal_one_run) {
+  using T = TypeParam;
+  // h_final of the first chunk is h0 of the second: the pair must match the whole sequence.
+  for (const tensor_layout& whole : {tensor_layout::batch_time_channels(3, 1000, 45),
+                                    tensor_layout::time_batch_channels(2, 777, 130)}) {
+    const auto p = random_tensor_problem<T>(whole);
+    const std::int64_t split = 389;
+    tensor_problem<T> first = p, second = p;
+    first.layout.length = split;
+    second.layout.length = whole.length - split;
+    // The second chunk's views start `split` steps in.
+    second.a_at += split * whole.a.time;
+    second.b_at += split * whole.b.time;
+    const auto out1 = run_tensor_on_device<T>(first);
+    second.h0 = out1.h_final;
+    const auto out2 = run_tensor_on_device<T>(second);
+    // Each chunk against the whole sequence's reference at its own positions.
+    std::vector<reference_t<T>> ref_final;
+    const auto ref = tensor_sequential<reference_t<T>>(p, &ref_final);
+    const auto loop = tensor_sequential<T>(p);
+    const auto loop_err = tensor_compare(loop, ref, whole);
+    double worst = 0;
+    for (std::int64_t bi = 0; bi < whole.batch; ++bi) {
+      for (std::int64_t t = 0; t < whole.length; ++t) {
+        for (std::int64_t c = 0; c < whole.channels; ++c) {
+          const double got = t < split ? double(out1.h[std::size_t(first.layout.h.offset(bi, t, c))])
+                                       : double(out2.h[std::size_t(second.layout.h.offset(bi, t - split, c))]);
+          worst = std::fmax(worst, std::fabs(got - double(ref[std::size_t(whole.h.offset(bi, t, c))])));
+        }
+      }
+    }
+    const double floor = 8 * std::numeric_limits<T>::epsilon() * loop_err.ref_max;
+    EXPECT_LE(worst, std::max(2 * loop_err.max_abs, floor)) << p.describe();
+    for (std::size_t i = 0; i < ref_final.size(); ++i) {
+      EXPECT_LE(std::fabs(double(out2.h_final[i]) - double(ref_final[i])), std::max(2 * loop_err.max_abs, floor));
+    }
+  }
+}
+
+TYPED_TEST(tensor_layouts_test, empty_problems_touch_only_h_final) {
+  using T = TypeParam;
+  // length 0: h_final = h0 (or 0); batch or channels 0: nothing at all.
+  const auto p = random_tensor_problem<T>(tensor_layout::batch_time_channels(3, 0, 5));
+  const auto out = run_tensor_on_device<T>(p);
+  ASSERT_EQ(out.h_final.size(), p.h0.size());
+  for (std::size_t i = 0; i < p.h0.size(); ++i) EXPECT_EQ(out.h_final[i], p.h0[i]);
+  const auto no_h0 = run_tensor_on_device<T>(random_tensor_problem<T>(tensor_layout::batch_time_channels(2, 0, 3), a_dist::half_to_one, false));
+  for (const T x : no_h0.h_final) EXPECT_EQ(x, T(0));
+  EXPECT_TRUE(run_tensor_on_device<T>(random_tensor_problem<T>(tensor_layout::batch_time_channels(0, 10, 5))).h.empty());
+  EXPECT_TRUE(run_tensor_on_device<T>(random_tensor_problem<T>(tensor_layout::batch_time_channels(2, 10, 0))).h.empty());
+}
+
+TYPED_TEST(tensor_layouts_test, deferred_lookback_matches_reference) {
+  using P = deferred_policy<TypeParam>;
+  for (const std::int64_t length : {std::int64_t(1), std::int64_t(33), std::int64_t(4095), std::int64_t(4097),
+                                    std::int64_t(100000), std::int64_t(1 << 20) + 7}) {
+    SCOPED_TRACE(length);
+    // One long row: tiled look-back; a few: the same, more rows in flight.
+    this->template check<P>(tensor_layout::batch_channels_time(1, length, 1));
+    this->template check<P>(tensor_layout::batch_channels_time(3, length / 3 + 1, 1), a_dist::minus_one_to_one);
+  }
+  for (const std::int64_t channels : {3, 33, 64, 1000}) {
+    this->template check<P>(tensor_layout::batch_time_channels(2, 517, channels));
+    this->template check<P>(tensor_layout::time_batch_channels(2, 300, channels), a_dist::minus_one_to_one);
+  }
+  this->template check<P>(tensor_layout::batch_time_channels(1, 100003, 64), a_dist::long_memory);
+  this->template check<P>(tensor_layout::batch_time_channels(2, 130, 67), a_dist::half_to_one, true, -1, 1);
+  this->template check<P>(tensor_layout::batch_channels_time(1, 5000, 1), a_dist::half_to_one, true, -1, 1);
+}
+
+TYPED_TEST(tensor_layouts_test, channel_walk_matches_reference) {
+  using P = walk_policy<TypeParam>;
+  EXPECT_EQ((linrec::chosen_strategy<TypeParam, P>(tensor_layout::batch_time_channels(1, 10, 10))), strategy::channel_walk);
+  using D = linrec::default_policy<TypeParam>;
+  constexpr std::int64_t steps = D::channel_steps * (D::channel_walk_threads / 8);  // a walk tile's steps
+  for (const std::int64_t channels : {1, 3, 33, 1000}) {
+    for (const std::int64_t length : {std::int64_t(1), steps - 1, steps, steps + 1, 5 * steps + 3}) {
+      SCOPED_TRACE(::testing::Message() << "channels " << channels << " length " << length);
+      this->template check<P>(tensor_layout::batch_time_channels(2, length, channels));
+    }
+    this->template check<P>(tensor_layout::time_batch_channels(3, 301, channels), a_dist::minus_one_to_one, false);
+  }
+  tensor_layout broadcast = tensor_layout::batch_time_channels(3, 200, 40);
+  broadcast.a.batch = 0;
+  this->template check<P>(broadcast);
+  this->template check<P>(tensor_layout::batch_time_channels(2, 130, 67), a_dist::half_to_one, true, -1, 1);
+  this->template check<P>(tensor_layout::batch_channels_time(2, 300, 10), a_dist::long_memory);
+  // Chosen automatically once there are enough channel groups.
+  const auto many = tensor_layout::batch_time_channels(4, 50, 8200);
+  EXPECT_EQ(linrec::chosen_strategy<TypeParam>(many), strategy::channel_walk);
+  this->check(many);
+}
+
+TYPED_TEST(tensor_layouts_test, repeated_runs_on_fresh_data) {
+  for (int run = 0; run < 4; ++run) this->check(tensor_layout::batch_time_channels(2, 2000, 129), a_dist::minus_one_to_one);
+}
+
+}  // namespace

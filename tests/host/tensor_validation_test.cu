@@ -1,0 +1,160 @@
+// Tensor layouts: bad sizes, strides and pointers are refused on the host with the member named,
+// and the path is chosen from the strides as documented. No GPU needed: nothing is dereferenced.
+#include <gtest/gtest.h>
+#include <linrec/linear_recurrence.cuh>
+
+#include <cstdint>
+#include <cstring>
+
+namespace {
+
+using linrec::error;
+using linrec::strategy;
+using linrec::tensor_layout;
+using linrec::tensor_strides;
+
+template <typename T>
+T* fake(std::uintptr_t address) {
+  return reinterpret_cast<T*>(address);
+}
+
+struct call {
+  const float* a = fake<float>(0x100000000);
+  const float* b = fake<float>(0x200000000);
+  float* h = fake<float>(0x300000000);
+  tensor_layout layout = tensor_layout::batch_time_channels(2, 100, 64);
+  const float* h0 = nullptr;
+  float* h_final = nullptr;
+  void* temp = fake<void>(0x400000000);
+  std::size_t temp_bytes = std::size_t(1) << 30;
+
+  linrec::status run() { return linrec::linear_recurrence<float>(temp, temp_bytes, a, b, h, layout, h0, h_final); }
+  linrec::status run_allocating() { return linrec::linear_recurrence<float>(a, b, h, layout, h0, h_final); }
+};
+
+TEST(tensor_validation, negative_sizes_and_strides_are_refused) {
+  call c;
+  c.layout.batch = -1;
+  EXPECT_EQ(c.run(), error::negative_batch);
+  c = call{};
+  c.layout.length = -3;
+  EXPECT_EQ(c.run(), error::negative_length);
+  c = call{};
+  c.layout.channels = -1;
+  EXPECT_EQ(c.run_allocating(), error::negative_channels);
+  c = call{};
+  c.layout.a.time = -64;
+  EXPECT_EQ(c.run(), error::negative_stride_a);
+  c = call{};
+  c.layout.b.channel = -1;
+  EXPECT_EQ(c.run(), error::negative_stride_b);
+  c = call{};
+  c.layout.h.batch = -1;
+  EXPECT_EQ(c.run(), error::negative_stride_h);
+}
+
+TEST(tensor_validation, extents_past_64_bits_are_refused) {
+  call c;
+  c.layout = tensor_layout::batch_time_channels(std::int64_t(1) << 22, std::int64_t(1) << 20, std::int64_t(1) << 20);
+  EXPECT_EQ(c.run(), error::size_overflow);
+  c = call{};
+  c.layout.a.batch = std::int64_t(1) << 62;  // (batch - 1) * 2^62 elements of 4 bytes
+  EXPECT_EQ(c.run(), error::size_overflow);
+  std::size_t bytes = 0;
+  EXPECT_EQ(linrec::linear_recurrence<float>(nullptr, bytes, c.a, c.b, c.h, c.layout), error::size_overflow);
+}
+
+TEST(tensor_validation, an_output_that_overlaps_itself_is_refused) {
+  call c;
+  c.layout.h.batch = 0;  // both batch entries written to one place
+  EXPECT_EQ(c.run(), error::h_overlaps_itself);
+  c = call{};
+  c.layout.h = {6400, 64, 32};  // channel stride 32 with 64 channels runs into the next time step
+  EXPECT_EQ(c.run(), error::h_overlaps_itself);
+  c = call{};
+  c.layout.h = {1, 1, 200};  // batch and time share a stride: (1, 0, c) is (0, 1, c)
+  EXPECT_EQ(c.run(), error::h_overlaps_itself);
+  // Inputs may overlap themselves (broadcast): only h must not.
+  c = call{};
+  c.layout.a.batch = 0;
+  c.layout.b.time = 0;
+  c.temp_bytes = 0;
+  EXPECT_EQ(c.run(), error::temp_storage_too_small);  // every argument check passed
+}
+
+TEST(tensor_validation, null_misaligned_and_overlapping_pointers_are_refused) {
+  call c;
+  c.b = nullptr;
+  EXPECT_EQ(c.run(), error::null_b);
+  c = call{};
+  c.h = fake<float>(0x300000002);
+  EXPECT_EQ(c.run(), error::misaligned_h);
+  c = call{};
+  c.h_final = fake<float>(0x500000001);
+  EXPECT_EQ(c.run(), error::misaligned_h_final);
+  c = call{};
+  c.h = const_cast<float*>(c.a) + 64;  // a shifted by one time step
+  EXPECT_EQ(c.run(), error::h_overlaps_a);
+  c = call{};
+  c.h = const_cast<float*>(c.b);  // b itself, but with other strides
+  c.layout.h = {64, 128, 1};
+  EXPECT_EQ(c.run(), error::h_overlaps_b);
+}
+
+TEST(tensor_validation, in_place_needs_the_same_pointer_and_strides) {
+  call c;
+  c.h = const_cast<float*>(c.b);
+  c.temp_bytes = 0;
+  EXPECT_EQ(c.run(), error::temp_storage_too_small);  // h == b accepted; only the size is left
+  c.h = const_cast<float*>(c.a);
+  EXPECT_EQ(c.run(), error::temp_storage_too_small);
+}
+
+TEST(tensor_validation, empty_problems_need_no_pointers) {
+  call c;
+  c.a = c.b = nullptr;
+  c.h = nullptr;
+  for (const tensor_layout& l : {tensor_layout::batch_time_channels(0, 10, 4), tensor_layout::batch_time_channels(2, 0, 4),
+                                 tensor_layout::batch_time_channels(2, 10, 0)}) {
+    c.layout = l;
+    EXPECT_TRUE(c.run().ok());
+  }
+}
+
+TEST(tensor_path_choice, follows_the_strides) {
+  // Time contiguous, one row stride: the row strategies.
+  EXPECT_EQ(linrec::chosen_strategy<float>(tensor_layout::batch_channels_time(1, 1 << 24, 1)), strategy::tiled_lookback);
+  EXPECT_EQ(linrec::chosen_strategy<float>(tensor_layout::batch_channels_time(4, 4096, 1024)), strategy::block_per_row);
+  EXPECT_EQ(linrec::chosen_strategy<float>(tensor_layout::batch_channels_time(8, 100, 64)), strategy::warp_per_row);
+  // Padded rows are still rows; [batch, 1, time]-style single channels too.
+  tensor_layout padded = tensor_layout::uniform(2, 1000, 3, {3 * 1024, 1, 1024});
+  EXPECT_EQ(linrec::chosen_strategy<float>(padded), linrec::chosen_strategy<float>(linrec::row_layout{6, 1000, 1024}));
+  EXPECT_NE(linrec::chosen_strategy<float>(padded), strategy::channel_tiles);
+  // Channels contiguous, or anything else: channel tiles.
+  EXPECT_EQ(linrec::chosen_strategy<float>(tensor_layout::batch_time_channels(1, 4096, 1024)), strategy::channel_tiles);
+  EXPECT_EQ(linrec::chosen_strategy<float>(tensor_layout::time_batch_channels(2, 4096, 4096)), strategy::channel_tiles);
+  // Many channel groups (batch x channels / 32 >= 1024 for float): a block walks each group.
+  EXPECT_EQ(linrec::chosen_strategy<float>(tensor_layout::time_batch_channels(8, 4096, 4096)), strategy::channel_walk);
+  EXPECT_EQ(linrec::chosen_strategy<float>(tensor_layout::batch_time_channels(1, 1024, 262144)), strategy::channel_walk);
+  tensor_layout broadcast = tensor_layout::batch_channels_time(4, 1000, 8);
+  broadcast.a.batch = 0;  // not one row stride for all three operands
+  EXPECT_EQ(linrec::chosen_strategy<float>(broadcast), strategy::channel_tiles);
+}
+
+TEST(tensor_path_choice, channel_tile_storage_grows_with_tiles) {
+  std::size_t small = 0, large = 0;
+  ASSERT_TRUE(linrec::linear_recurrence<float>(nullptr, small, nullptr, nullptr, nullptr,
+                                               tensor_layout::batch_time_channels(1, 32, 128)).ok());
+  ASSERT_TRUE(linrec::linear_recurrence<float>(nullptr, large, nullptr, nullptr, nullptr,
+                                               tensor_layout::batch_time_channels(1, 3200, 128)).ok());
+  EXPECT_GT(large, small);
+  EXPECT_GT(small, std::size_t(16));
+}
+
+TEST(tensor_validation, messages_name_the_member) {
+  EXPECT_NE(std::strstr(linrec::error_string(error::negative_stride_a), "layout.a"), nullptr);
+  EXPECT_NE(std::strstr(linrec::error_string(error::h_overlaps_itself), "layout.h"), nullptr);
+  EXPECT_NE(std::strstr(linrec::error_string(error::negative_channels), "channels"), nullptr);
+}
+
+}  // namespace
