@@ -8,6 +8,8 @@
 // write h), and `copy_fraction`: the time a cudaMemcpyAsync moving the same bytes (6 B per element
 // read + 6 B written) takes, measured here, over linrec's time. Every output is checked against a
 // float64 loop on the host before timing.
+#include "bench_support.cuh"
+
 #include <benchmark/benchmark.h>
 #include <cub/device/device_scan.cuh>
 #include <linrec/linrec.cuh>
@@ -26,123 +28,7 @@
 
 namespace {
 
-void check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) {
-    std::fprintf(stderr, "%s: %s\n", what, cudaGetErrorString(e));
-    std::exit(1);
-  }
-}
-#define CHECK(call) check((call), #call)
-
-constexpr std::size_t min_working_set = std::size_t(256) << 20;  // > 4x the H200's 60 MB L2
-
-__host__ __device__ inline float unit_hash(std::uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return float((x ^ (x >> 31)) >> 40) * (1.0f / 16777216.0f);
-}
-
-__global__ void fill_inputs(float* a, float* b, std::int64_t n, std::uint64_t seed) {
-  for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n;
-       i += std::int64_t(gridDim.x) * blockDim.x) {
-    a[i] = 0.5f + 0.5f * unit_hash(seed + 2 * std::uint64_t(i));
-    b[i] = 2.0f * unit_hash(seed + 2 * std::uint64_t(i) + 1) - 1.0f;
-  }
-}
-
-// How many copies of a problem of n fp32 elements (12 B each) keep the working set above the L2.
-int copies_for(std::int64_t n) {
-  const std::size_t set_bytes = 12 * std::size_t(n);
-  return int(std::max<std::size_t>(1, (min_working_set + set_bytes - 1) / set_bytes));
-}
-
-// Rotating copies of one problem's inputs and outputs.
-struct data_sets {
-  std::int64_t elements = 0;
-  int copies = 0;
-  std::vector<float*> a, b, h;
-  void* temp = nullptr;
-  std::size_t temp_bytes = 0;
-
-  data_sets(std::int64_t n, std::size_t temp_size) : elements(n), copies(copies_for(n)) {
-    for (int c = 0; c < copies; ++c) {
-      float *pa, *pb, *ph;
-      CHECK(cudaMalloc(&pa, n * sizeof(float)));
-      CHECK(cudaMalloc(&pb, n * sizeof(float)));
-      CHECK(cudaMalloc(&ph, n * sizeof(float)));
-      fill_inputs<<<2048, 256>>>(pa, pb, n, 0x5eed0000ull * (c + 1));
-      CHECK(cudaGetLastError());
-      a.push_back(pa), b.push_back(pb), h.push_back(ph);
-    }
-    temp_bytes = std::max<std::size_t>(temp_size, 16);
-    CHECK(cudaMalloc(&temp, temp_bytes));
-    CHECK(cudaDeviceSynchronize());
-  }
-  ~data_sets() {
-    for (int c = 0; c < copies; ++c) cudaFree(a[c]), cudaFree(b[c]), cudaFree(h[c]);
-    cudaFree(temp);
-  }
-};
-
-cudaStream_t bench_stream() {
-  static cudaStream_t stream = [] {
-    cudaStream_t s;
-    CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-    return s;
-  }();
-  return stream;
-}
-
-// Milliseconds per call of `call(copy_index)`, over a batch of `calls` calls.
-double time_batch(const std::function<void(int)>& call, int calls, int copies) {
-  static cudaEvent_t start = nullptr, stop = nullptr;
-  if (start == nullptr) {
-    CHECK(cudaEventCreate(&start));
-    CHECK(cudaEventCreate(&stop));
-  }
-  CHECK(cudaEventRecord(start, bench_stream()));
-  for (int i = 0; i < calls; ++i) call(i % copies);
-  CHECK(cudaEventRecord(stop, bench_stream()));
-  CHECK(cudaEventSynchronize(stop));
-  CHECK(cudaGetLastError());
-  float ms = 0;
-  CHECK(cudaEventElapsedTime(&ms, start, stop));
-  return double(ms) / calls;
-}
-
-int calls_per_batch(std::int64_t bytes) {
-  return bytes >= (std::int64_t(512) << 20) ? 1 : bytes >= (std::int64_t(32) << 20) ? 5 : 50;
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
-// Median ms per call of a device-to-device copy moving the bytes of `elements` fp32 elements.
-double copy_roofline_ms(std::int64_t elements) {
-  static std::map<std::int64_t, double> cache;
-  if (auto it = cache.find(elements); it != cache.end()) return it->second;
-  // Copying 6 B per element reads 6 and writes 6: the 12 B per element linrec moves.
-  const std::size_t half = 6 * std::size_t(elements);
-  const int copies = copies_for(elements);
-  std::vector<char*> src, dst;
-  for (int c = 0; c < copies; ++c) {
-    char *s, *d;
-    CHECK(cudaMalloc(&s, half));
-    CHECK(cudaMalloc(&d, half));
-    CHECK(cudaMemset(s, 1, half));
-    src.push_back(s), dst.push_back(d);
-  }
-  const auto call = [&](int c) { CHECK(cudaMemcpyAsync(dst[c], src[c], half, cudaMemcpyDeviceToDevice, bench_stream())); };
-  const int calls = calls_per_batch(12 * elements);
-  time_batch(call, calls, copies);  // warm-up
-  std::vector<double> times;
-  for (int i = 0; i < 30; ++i) times.push_back(time_batch(call, calls, copies));
-  for (int c = 0; c < copies; ++c) cudaFree(src[c]), cudaFree(dst[c]);
-  return cache[elements] = median(times);
-}
+using namespace linrec_bench;
 
 // Max |h - reference| over every element of copy 0, reference computed in double on the host.
 double max_error(const data_sets& sets, const linrec::row_layout& layout) {
@@ -162,27 +48,6 @@ double max_error(const data_sets& sets, const linrec::row_layout& layout) {
     }
   }
   return worst;
-}
-
-void report(benchmark::State& state, const std::vector<double>& ms, std::int64_t elements) {
-  const double med = median(ms);
-  state.counters["median_us"] = 1e3 * med;
-  state.counters["GBps"] = 12.0 * double(elements) / (med * 1e-3) / 1e9;
-  state.counters["copy_GBps"] = 12.0 * double(elements) / (copy_roofline_ms(elements) * 1e-3) / 1e9;
-  state.counters["copy_fraction"] = copy_roofline_ms(elements) / med;
-}
-
-// A warm-up batch, then one timed batch per benchmark iteration; reports the median.
-void run_timed(benchmark::State& state, const std::function<void(int)>& call, const data_sets& sets) {
-  const int calls = calls_per_batch(12 * sets.elements);
-  time_batch(call, calls, sets.copies);
-  std::vector<double> ms;
-  for (auto _ : state) {
-    const double t = time_batch(call, calls, sets.copies);
-    ms.push_back(t);
-    state.SetIterationTime(t * 1e-3);
-  }
-  report(state, ms, sets.elements);
 }
 
 template <typename Policy>
@@ -269,6 +134,11 @@ struct lookback_tiles : forced_policy<linrec::strategy::tiled_lookback> {
   static constexpr int lookback_items = Items;
   static constexpr bool lookback_persistent = Persistent;
 };
+template <int Threads, int Items, int MinBlocks>
+struct deferred_lookback_tiles : lookback_tiles<Threads, Items> {
+  static constexpr bool lookback_deferred = true;
+  static constexpr int lookback_min_blocks = MinBlocks;
+};
 template <int Threads, int Items>
 struct row_block_tiles : forced_policy<linrec::strategy::block_per_row> {
   static constexpr int row_block_threads = Threads;
@@ -303,6 +173,11 @@ void register_all() {
       add(name("cub_affine_scan", s), [=](benchmark::State& st) { bench_cub_affine(st, s.length); });
     }
     if (s.rows < 1024 || s.length == 4096) {
+      add(name("tune_lookback_deferred_256x16", s), [=](benchmark::State& st) { bench_linrec<deferred_lookback_tiles<256, 16, 3>>(st, layout); });
+      add(name("tune_lookback_deferred_256x16_mb2", s), [=](benchmark::State& st) { bench_linrec<deferred_lookback_tiles<256, 16, 2>>(st, layout); });
+      add(name("tune_lookback_deferred_256x8", s), [=](benchmark::State& st) { bench_linrec<deferred_lookback_tiles<256, 8, 4>>(st, layout); });
+      add(name("tune_lookback_deferred_512x8", s), [=](benchmark::State& st) { bench_linrec<deferred_lookback_tiles<512, 8, 2>>(st, layout); });
+      add(name("tune_lookback_deferred_128x16", s), [=](benchmark::State& st) { bench_linrec<deferred_lookback_tiles<128, 16, 6>>(st, layout); });
       add(name("tune_lookback_256x16_one_tile_per_block", s), [=](benchmark::State& st) { bench_linrec<lookback_tiles<256, 16, false>>(st, layout); });
       add(name("tune_lookback_256x8", s), [=](benchmark::State& st) { bench_linrec<lookback_tiles<256, 8>>(st, layout); });
       add(name("tune_lookback_512x8", s), [=](benchmark::State& st) { bench_linrec<lookback_tiles<512, 8>>(st, layout); });

@@ -1,0 +1,187 @@
+// tensor_bench — linear_recurrence on channel-last tensors ([batch, time, channels] and
+// [time, batch, channels], fp32), against the copy roofline and a one-thread-per-channel
+// sequential loop, all measured in this one run (timing as in linrec_bench: bench_support.cuh).
+//
+// Counters besides bench_support's: `floor_ratio`, the time over max(bytes / copy bandwidth,
+// 6 us) (issue 3 asks for <= 1.15: flat while the GPU is not full, then at bandwidth), and
+// `vs_sequential`, the sequential loop's time over linrec's at the same shape. Every linrec output
+// is checked against the sequential loop's before timing.
+#include "bench_support.cuh"
+
+#include <benchmark/benchmark.h>
+#include <linrec/linrec.cuh>
+
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <string>
+
+namespace {
+
+using namespace linrec_bench;
+using linrec::tensor_layout;
+
+// The loop a user writes first: one thread per (batch, channel) walking time, so a warp's loads
+// of one step are contiguous channels, with `Ahead` steps loaded before any is used.
+template <int Ahead>
+__global__ void sequential_loop(const float* a, const float* b, float* h, tensor_layout l) {
+  const std::int64_t sequences = l.batch * l.channels;
+  for (std::int64_t s = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; s < sequences;
+       s += std::int64_t(gridDim.x) * blockDim.x) {
+    const std::int64_t bi = s / l.channels, c = s - bi * l.channels;
+    const std::int64_t base = l.h.offset(bi, 0, c), step = l.h.time;
+    float state = 0;
+    for (std::int64_t t0 = 0; t0 < l.length; t0 += Ahead) {
+      float ra[Ahead], rb[Ahead];
+#pragma unroll
+      for (int k = 0; k < Ahead; ++k) {
+        if (t0 + k < l.length) ra[k] = a[base + (t0 + k) * step], rb[k] = b[base + (t0 + k) * step];
+      }
+#pragma unroll
+      for (int k = 0; k < Ahead; ++k) {
+        if (t0 + k < l.length) h[base + (t0 + k) * step] = state = fmaf(ra[k], state, rb[k]);
+      }
+    }
+  }
+}
+
+void launch_sequential(const float* a, const float* b, float* h, const tensor_layout& l) {
+  const std::int64_t sequences = l.batch * l.channels;
+  sequential_loop<8><<<unsigned((sequences + 127) / 128), 128, 0, bench_stream()>>>(a, b, h, l);
+  CHECK(cudaGetLastError());
+}
+
+std::map<std::string, double>& sequential_ms() {
+  static std::map<std::string, double> times;
+  return times;
+}
+
+float max_difference(const float* x, const float* y, std::int64_t n) {
+  std::vector<float> hx(static_cast<std::size_t>(n)), hy(static_cast<std::size_t>(n));
+  CHECK(cudaMemcpy(hx.data(), x, std::size_t(n) * 4, cudaMemcpyDeviceToHost));
+  CHECK(cudaMemcpy(hy.data(), y, std::size_t(n) * 4, cudaMemcpyDeviceToHost));
+  float worst = 0;
+  for (std::size_t i = 0; i < hx.size(); ++i) {
+    const float d = std::fabs(hx[i] - hy[i]);
+    worst = std::isnan(d) ? INFINITY : std::max(worst, d);
+  }
+  return worst;
+}
+
+void add_counters(benchmark::State& state, std::int64_t elements, const std::string& shape) {
+  const double med_ms = state.counters["median_us"] / 1e3;
+  const double floor_ms = std::max(copy_roofline_ms(elements), 6e-3);
+  state.counters["floor_ratio"] = med_ms / floor_ms;
+  if (auto it = sequential_ms().find(shape); it != sequential_ms().end()) {
+    state.counters["vs_sequential"] = it->second / med_ms;
+  }
+}
+
+void bench_sequential(benchmark::State& state, tensor_layout l, const std::string& shape) {
+  const std::int64_t n = l.elements();
+  copy_roofline_ms(n);
+  data_sets sets(n, 16);
+  const auto call = [&](int c) { launch_sequential(sets.a[c], sets.b[c], sets.h[c], l); };
+  run_timed(state, call, sets);
+  sequential_ms()[shape] = state.counters["median_us"] / 1e3;
+  add_counters(state, n, shape);
+}
+
+template <typename Policy>
+void bench_linrec(benchmark::State& state, tensor_layout l, const std::string& shape) {
+  const std::int64_t n = l.elements();
+  std::size_t bytes = 0;
+  if (!linrec::linear_recurrence<float, Policy>(nullptr, bytes, nullptr, nullptr, nullptr, l)) {
+    state.SkipWithError("size query failed");
+    return;
+  }
+  copy_roofline_ms(n);
+  data_sets sets(n, bytes);
+  linrec::status status;
+  const auto call = [&](int c) {
+    std::size_t temp_bytes = sets.temp_bytes;
+    status = linrec::linear_recurrence<float, Policy>(sets.temp, temp_bytes, sets.a[c], sets.b[c], sets.h[c], l,
+                                                      nullptr, nullptr, bench_stream());
+  };
+  call(0);
+  CHECK(cudaStreamSynchronize(bench_stream()));
+  if (!status) {
+    state.SkipWithError(status.message());
+    return;
+  }
+  // Against the sequential loop on the same inputs.
+  float* expected = nullptr;
+  CHECK(cudaMalloc(&expected, std::size_t(n) * 4));
+  launch_sequential(sets.a[0], sets.b[0], expected, l);
+  CHECK(cudaStreamSynchronize(bench_stream()));
+  const float diff = max_difference(sets.h[0], expected, n);
+  CHECK(cudaFree(expected));
+  if (!(diff < 1e-4f)) {
+    state.SkipWithError(("differs from the sequential loop by " + std::to_string(diff)).c_str());
+    return;
+  }
+  run_timed(state, call, sets);
+  add_counters(state, n, shape);
+}
+
+// Tuning candidates for the channel tiles.
+template <linrec::strategy S, int MinBlocks, int Steps = 4, int WalkThreads = 64>
+struct channel_tuning : linrec::default_policy<float> {
+  static constexpr linrec::strategy forced = S;
+  static constexpr int channel_min_blocks = MinBlocks;
+  static constexpr int channel_steps = Steps;
+  static constexpr int channel_walk_threads = WalkThreads;
+};
+using linrec::strategy;
+
+void register_all() {
+  struct shape {
+    const char* layout;
+    std::int64_t batch, length, channels;
+  };
+  const shape shapes[] = {
+      {"btc", 1, 4096, 1024},   {"btc", 1, 16384, 1024}, {"btc", 1, 65536, 1024}, {"btc", 1, 262144, 1024},
+      {"btc", 1, 1 << 22, 64},  {"btc", 8, 4096, 4096},  {"tbc", 8, 4096, 4096},  {"btc", 1, 1024, 262144},
+  };
+  for (const shape& s : shapes) {
+    const bool time_major = std::string(s.layout) == "tbc";
+    const tensor_layout l = time_major ? tensor_layout::time_batch_channels(s.batch, s.length, s.channels)
+                                       : tensor_layout::batch_time_channels(s.batch, s.length, s.channels);
+    // Named as the tensor's dimensions in memory order.
+    const std::string dims = time_major ? "[T:" + std::to_string(s.length) + ",B:" + std::to_string(s.batch) + ",C:" + std::to_string(s.channels) + "]"
+                                        : "[B:" + std::to_string(s.batch) + ",T:" + std::to_string(s.length) + ",C:" + std::to_string(s.channels) + "]";
+    const std::int64_t steps = s.length;
+    // The loop runs `length` dependent steps per thread: fewer timed iterations when that is long.
+    const int loop_iterations = steps >= (1 << 20) ? 3 : steps >= (1 << 16) ? 10 : 30;
+    benchmark::RegisterBenchmark(("sequential_loop/" + dims).c_str(),
+                                 [=](benchmark::State& st) { bench_sequential(st, l, dims); })
+        ->UseManualTime()->Unit(benchmark::kMicrosecond)->Iterations(loop_iterations);
+    const auto add = [&](const std::string& name, auto fn) {
+      benchmark::RegisterBenchmark((name + "/" + dims).c_str(), fn)->UseManualTime()->Unit(benchmark::kMicrosecond)->Iterations(30);
+    };
+    add("linrec", [=](benchmark::State& st) { bench_linrec<linrec::default_policy<float>>(st, l, dims); });
+    add("tune_tiles", [=](benchmark::State& st) { bench_linrec<channel_tuning<strategy::channel_tiles, 2>>(st, l, dims); });
+    add("tune_tiles_mb3", [=](benchmark::State& st) { bench_linrec<channel_tuning<strategy::channel_tiles, 3>>(st, l, dims); });
+    if (s.batch * s.channels >= 256 * 32) {  // enough groups for a block each to walk
+      add("tune_walk_128x4", [=](benchmark::State& st) { bench_linrec<channel_tuning<strategy::channel_walk, 2, 4, 128>>(st, l, dims); });
+      add("tune_walk_64x4", [=](benchmark::State& st) { bench_linrec<channel_tuning<strategy::channel_walk, 2, 4, 64>>(st, l, dims); });
+      add("tune_walk_32x4", [=](benchmark::State& st) { bench_linrec<channel_tuning<strategy::channel_walk, 2, 4, 32>>(st, l, dims); });
+      add("tune_walk_64x8", [=](benchmark::State& st) { bench_linrec<channel_tuning<strategy::channel_walk, 2, 8, 64>>(st, l, dims); });
+    }
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+    std::fprintf(stderr, "tensor_bench: no CUDA device; benchmarks need an NVIDIA GPU.\n");
+    return 2;
+  }
+  register_all();
+  benchmark::Initialize(&argc, argv);
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
