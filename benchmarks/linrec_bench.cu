@@ -140,6 +140,10 @@ struct deferred_lookback_tiles : lookback_tiles<Threads, Items> {
   static constexpr int lookback_min_blocks = MinBlocks;
 };
 template <int Threads, int Items>
+struct direct_lookback_tiles : lookback_tiles<Threads, Items> {
+  static constexpr bool lookback_deferred = false;
+};
+template <int Threads, int Items>
 struct row_block_tiles : forced_policy<linrec::strategy::block_per_row> {
   static constexpr int row_block_threads = Threads;
   static constexpr int row_block_items = Items;
@@ -173,18 +177,14 @@ void register_all() {
       add(name("cub_affine_scan", s), [=](benchmark::State& st) { bench_cub_affine(st, s.length); });
     }
     if (s.rows < 1024 || s.length == 4096) {
-      add(name("tune_lookback_deferred_256x16", s), [=](benchmark::State& st) { bench_linrec<deferred_lookback_tiles<256, 16, 3>>(st, layout); });
+      add(name("tune_lookback_direct_256x16", s), [=](benchmark::State& st) { bench_linrec<direct_lookback_tiles<256, 16>>(st, layout); });
       add(name("tune_lookback_deferred_256x16_mb2", s), [=](benchmark::State& st) { bench_linrec<deferred_lookback_tiles<256, 16, 2>>(st, layout); });
-      add(name("tune_lookback_deferred_256x8", s), [=](benchmark::State& st) { bench_linrec<deferred_lookback_tiles<256, 8, 4>>(st, layout); });
       add(name("tune_lookback_deferred_512x8", s), [=](benchmark::State& st) { bench_linrec<deferred_lookback_tiles<512, 8, 2>>(st, layout); });
       add(name("tune_lookback_deferred_128x16", s), [=](benchmark::State& st) { bench_linrec<deferred_lookback_tiles<128, 16, 6>>(st, layout); });
-      add(name("tune_lookback_256x16_one_tile_per_block", s), [=](benchmark::State& st) { bench_linrec<lookback_tiles<256, 16, false>>(st, layout); });
-      add(name("tune_lookback_256x8", s), [=](benchmark::State& st) { bench_linrec<lookback_tiles<256, 8>>(st, layout); });
-      add(name("tune_lookback_512x8", s), [=](benchmark::State& st) { bench_linrec<lookback_tiles<512, 8>>(st, layout); });
     }
     if (s.rows >= 1024) {
       add(name("tune_row_block_256x4", s), [=](benchmark::State& st) { bench_linrec<row_block_tiles<256, 4>>(st, layout); });
-      add(name("tune_row_block_64x16", s), [=](benchmark::State& st) { bench_linrec<row_block_tiles<64, 16>>(st, layout); });
+      add(name("tune_row_block_128x4", s), [=](benchmark::State& st) { bench_linrec<row_block_tiles<128, 4>>(st, layout); });
       add(name("tune_row_block_256x8", s), [=](benchmark::State& st) { bench_linrec<row_block_tiles<256, 8>>(st, layout); });
     }
   }

@@ -160,11 +160,9 @@ void register_all() {
       benchmark::RegisterBenchmark((name + "/" + dims).c_str(), fn)->UseManualTime()->Unit(benchmark::kMicrosecond)->Iterations(30);
     };
     add("linrec", [=](benchmark::State& st) { bench_linrec<linrec::default_policy<float>>(st, l, dims); });
-    add("tune_tiles", [=](benchmark::State& st) { bench_linrec<channel_tuning<strategy::channel_tiles, 2>>(st, l, dims); });
     add("tune_tiles_mb3", [=](benchmark::State& st) { bench_linrec<channel_tuning<strategy::channel_tiles, 3>>(st, l, dims); });
     if (s.batch * s.channels >= 256 * 32) {  // enough groups for a block each to walk
       add("tune_walk_128x4", [=](benchmark::State& st) { bench_linrec<channel_tuning<strategy::channel_walk, 2, 4, 128>>(st, l, dims); });
-      add("tune_walk_64x4", [=](benchmark::State& st) { bench_linrec<channel_tuning<strategy::channel_walk, 2, 4, 64>>(st, l, dims); });
       add("tune_walk_32x4", [=](benchmark::State& st) { bench_linrec<channel_tuning<strategy::channel_walk, 2, 4, 32>>(st, l, dims); });
       add("tune_walk_64x8", [=](benchmark::State& st) { bench_linrec<channel_tuning<strategy::channel_walk, 2, 8, 64>>(st, l, dims); });
     }

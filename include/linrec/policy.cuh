@@ -39,7 +39,7 @@ struct default_policy {
   /// tiled_lookback: defer each tile's look-back until the block has loaded, scanned and
   /// published its next tile (see deferred_lookback_kernel), and the blocks per SM that kernel is
   /// compiled to fit.
-  static constexpr bool lookback_deferred = false;
+  static constexpr bool lookback_deferred = true;
   static constexpr int lookback_min_blocks = 3;
 
   /// block_per_row: threads per block and items per thread of each tile a block walks.

@@ -29,10 +29,10 @@ struct walk_policy : linrec::default_policy<T> {
   static constexpr strategy forced = strategy::channel_walk;
 };
 
-// The deferred look-back (each tile resolved after the block's next tile is published).
+// The look-back kernel that resolves each tile before claiming the next (the default defers).
 template <typename T>
-struct deferred_policy : linrec::default_policy<T> {
-  static constexpr bool lookback_deferred = true;
+struct direct_lookback_policy : linrec::default_policy<T> {
+  static constexpr bool lookback_deferred = false;
 };
 
 template <typename T>
@@ -213,8 +213,8 @@ TYPED_TEST(tensor_layouts_test, empty_problems_touch_only_h_final) {
   EXPECT_TRUE(run_tensor_on_device<T>(random_tensor_problem<T>(tensor_layout::batch_time_channels(2, 10, 0))).h.empty());
 }
 
-TYPED_TEST(tensor_layouts_test, deferred_lookback_matches_reference) {
-  using P = deferred_policy<TypeParam>;
+TYPED_TEST(tensor_layouts_test, direct_lookback_matches_reference) {
+  using P = direct_lookback_policy<TypeParam>;
   for (const std::int64_t length : {std::int64_t(1), std::int64_t(33), std::int64_t(4095), std::int64_t(4097),
                                     std::int64_t(100000), std::int64_t(1 << 20) + 7}) {
     SCOPED_TRACE(length);
