@@ -130,6 +130,7 @@ struct channel_tuning : linrec::default_policy<float> {
   static constexpr linrec::strategy forced = S;
   static constexpr int channel_min_blocks = MinBlocks;
   static constexpr int channel_steps = Steps;
+  static constexpr int channel_walk_steps = Steps;
   static constexpr int channel_walk_threads = WalkThreads;
 };
 using linrec::strategy;

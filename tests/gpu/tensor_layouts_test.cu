@@ -235,7 +235,7 @@ TYPED_TEST(tensor_layouts_test, channel_walk_matches_reference) {
   using P = walk_policy<TypeParam>;
   EXPECT_EQ((linrec::chosen_strategy<TypeParam, P>(tensor_layout::batch_time_channels(1, 10, 10))), strategy::channel_walk);
   using D = linrec::default_policy<TypeParam>;
-  constexpr std::int64_t steps = D::channel_steps * (D::channel_walk_threads / 8);  // a walk tile's steps
+  constexpr std::int64_t steps = D::channel_walk_steps * (D::channel_walk_threads / 8);  // a walk tile's steps
   for (const std::int64_t channels : {1, 3, 33, 1000}) {
     for (const std::int64_t length : {std::int64_t(1), steps - 1, steps, steps + 1, 5 * steps + 3}) {
       SCOPED_TRACE(::testing::Message() << "channels " << channels << " length " << length);

@@ -80,7 +80,7 @@ constexpr tensor_plan make_tensor_plan(const tensor_layout& l) noexcept {
   p.lanes = walk ? 8 : channel_lanes<T>(l.channels);
   const int threads = walk ? Policy::channel_walk_threads : Policy::channel_threads;
   const std::int64_t group = std::int64_t(p.lanes) * width;
-  const std::int64_t steps = std::int64_t(threads / p.lanes) * Policy::channel_steps;
+  const std::int64_t steps = std::int64_t(threads / p.lanes) * (walk ? Policy::channel_walk_steps : Policy::channel_steps);
   p.tiling.group = group;
   p.tiling.steps = steps;
   p.tiling.groups_per_batch = (l.channels + group - 1) / group;

@@ -54,7 +54,7 @@ status launch_channel_tiles(const tensor_plan& pl, void* temp, const channel_pro
 template <typename Policy, typename T>
 status launch_channel_walk(const tensor_plan& pl, const channel_problem<T>& p, cudaStream_t stream) {
   constexpr int threads = Policy::channel_walk_threads;
-  channel_walk_kernel<threads, 8, Policy::channel_steps, T>
+  channel_walk_kernel<threads, 8, Policy::channel_walk_steps, T>
       <<<grid_blocks(pl.tiling.groups), threads, 0, stream>>>(p, pl.tiling);
   return status(cudaPeekAtLastError());
 }
