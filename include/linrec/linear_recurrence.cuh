@@ -61,10 +61,13 @@ constexpr strategy chosen_strategy(row_layout layout) noexcept;
 /// - Paths, from the strides (see chosen_strategy):
 ///   - time contiguous and the three operands alike, with sequences at one row stride (e.g.
 ///     [batch, channels, time]): the row strategies above, as for a row_layout;
-///   - anything else: strategy::channel_tiles, lanes across channels with 16-byte vectors where
-///     channels are contiguous and aligned in all three operands, time cut into chunks carried by
-///     decoupled look-back. The same kernel with element-wise accesses serves any other strides:
-///     correct, but slower the less contiguous the channels are.
+///   - anything else: lanes across channels with 16-byte vectors where channels are contiguous
+///     and aligned in all three operands: strategy::channel_walk (a block walks all of time for
+///     its group of channels, carry on chip) when there are at least
+///     Policy::channel_walk_min_groups groups of 8 vectors of channels, otherwise
+///     strategy::channel_tiles (time cut into chunks carried by decoupled look-back). The same
+///     kernels with element-wise accesses serve any other strides: correct, but slower the less
+///     contiguous the channels are.
 /// - h must give every element its own place (error::h_overlaps_itself otherwise) and may be
 ///   exactly a or b (same pointer and strides) for in-place use; any other overlap of h with a or
 ///   b's span is an error, even where the elements would interleave without touching.
