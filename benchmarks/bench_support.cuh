@@ -156,4 +156,18 @@ inline void run_timed(benchmark::State& state, const std::function<void(int)>& c
   report(state, ms, sets.elements);
 }
 
+/// main() of a benchmark binary: refuses to run without a GPU (exit 2), else registers and runs.
+inline int bench_main(int argc, char** argv, const char* name, void (*register_all)()) {
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+    std::fprintf(stderr, "%s: no CUDA device; benchmarks need an NVIDIA GPU.\n", name);
+    return 2;
+  }
+  register_all();
+  benchmark::Initialize(&argc, argv);
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
+
 }  // namespace linrec_bench

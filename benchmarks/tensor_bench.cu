@@ -172,15 +172,4 @@ void register_all() {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  int devices = 0;
-  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-    std::fprintf(stderr, "tensor_bench: no CUDA device; benchmarks need an NVIDIA GPU.\n");
-    return 2;
-  }
-  register_all();
-  benchmark::Initialize(&argc, argv);
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
-}
+int main(int argc, char** argv) { return linrec_bench::bench_main(argc, argv, "tensor_bench", register_all); }

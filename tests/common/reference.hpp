@@ -40,26 +40,40 @@ struct error_stats {
   bool finite = true;  ///< every compared x is finite
 };
 
+/// Accumulates error_stats one (x, reference) pair at a time.
+class error_accumulator {
+ public:
+  void add(long double x, long double ref) {
+    if (!std::isfinite(static_cast<double>(x))) stats_.finite = false;
+    const long double d = x - ref;
+    diff2_ += d * d;
+    ref2_ += ref * ref;
+    stats_.max_abs = std::fmax(stats_.max_abs, static_cast<double>(std::fabs(d)));
+    stats_.ref_max = std::fmax(stats_.ref_max, static_cast<double>(std::fabs(ref)));
+  }
+  error_stats result() const {
+    error_stats s = stats_;
+    s.rel_l2 = static_cast<double>(ref2_ > 0 ? std::sqrt(diff2_ / ref2_) : std::sqrt(diff2_));
+    if (!s.finite) s.rel_l2 = s.max_abs = INFINITY;
+    return s;
+  }
+
+ private:
+  long double diff2_ = 0, ref2_ = 0;
+  error_stats stats_;
+};
+
 /// Error of `x` against `ref` over the valid elements (r, t < length) of `layout`.
 template <typename X, typename R>
 error_stats compare(const std::vector<X>& x, const std::vector<R>& ref, const row_layout& layout) {
-  long double diff2 = 0, ref2 = 0;
-  error_stats s;
+  error_accumulator acc;
   for (std::int64_t r = 0; r < layout.rows; ++r) {
     for (std::int64_t t = 0; t < layout.length; ++t) {
       const std::size_t i = std::size_t(r * layout.row_stride + t);
-      const long double xv = x[i], rv = ref[i];
-      if (!std::isfinite(static_cast<double>(xv))) s.finite = false;
-      const long double d = xv - rv;
-      diff2 += d * d;
-      ref2 += rv * rv;
-      s.max_abs = std::fmax(s.max_abs, static_cast<double>(std::fabs(d)));
-      s.ref_max = std::fmax(s.ref_max, static_cast<double>(std::fabs(rv)));
+      acc.add(x[i], ref[i]);
     }
   }
-  s.rel_l2 = ref2 > 0 ? static_cast<double>(std::sqrt(diff2 / ref2)) : static_cast<double>(std::sqrt(diff2));
-  if (!s.finite) s.rel_l2 = s.max_abs = INFINITY;
-  return s;
+  return acc.result();
 }
 
 }  // namespace linrec::testing

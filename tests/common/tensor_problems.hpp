@@ -108,25 +108,16 @@ std::vector<Acc> tensor_sequential(const tensor_problem<T>& p, std::vector<Acc>*
 /// Error of x against ref over h's elements.
 template <typename X, typename R>
 error_stats tensor_compare(const std::vector<X>& x, const std::vector<R>& ref, const tensor_layout& l) {
-  long double diff2 = 0, ref2 = 0;
-  error_stats s;
+  error_accumulator acc;
   for (std::int64_t bi = 0; bi < l.batch; ++bi) {
     for (std::int64_t t = 0; t < l.length; ++t) {
       for (std::int64_t c = 0; c < l.channels; ++c) {
         const std::size_t i = std::size_t(l.h.offset(bi, t, c));
-        const long double xv = x[i], rv = ref[i];
-        if (!std::isfinite(static_cast<double>(xv))) s.finite = false;
-        const long double d = xv - rv;
-        diff2 += d * d;
-        ref2 += rv * rv;
-        s.max_abs = std::fmax(s.max_abs, static_cast<double>(std::fabs(d)));
-        s.ref_max = std::fmax(s.ref_max, static_cast<double>(std::fabs(rv)));
+        acc.add(x[i], ref[i]);
       }
     }
   }
-  s.rel_l2 = ref2 > 0 ? static_cast<double>(std::sqrt(diff2 / ref2)) : static_cast<double>(std::sqrt(diff2));
-  if (!s.finite) s.rel_l2 = s.max_abs = INFINITY;
-  return s;
+  return acc.result();
 }
 
 }  // namespace linrec::testing

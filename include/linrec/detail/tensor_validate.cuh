@@ -79,14 +79,7 @@ constexpr error validate_layout(const tensor_layout& l) noexcept {
 template <typename T>
 error validate_pointers(const T* a, const T* b, const T* h, const tensor_layout& l, const T* h0,
                         const T* h_final) noexcept {
-  if (a == nullptr) return error::null_a;
-  if (b == nullptr) return error::null_b;
-  if (h == nullptr) return error::null_h;
-  if (misaligned(a)) return error::misaligned_a;
-  if (misaligned(b)) return error::misaligned_b;
-  if (misaligned(h)) return error::misaligned_h;
-  if (h0 != nullptr && misaligned(h0)) return error::misaligned_h0;
-  if (h_final != nullptr && misaligned(h_final)) return error::misaligned_h_final;
+  if (const error e = validate_present_and_aligned(a, b, h, h0, h_final); e != error::success) return e;
   const std::int64_t limit = int64_max / std::int64_t(sizeof(T));
   const auto overlap = [&](const T* x, const tensor_strides& xs) {
     if (x == h && xs == l.h) return false;  // in place

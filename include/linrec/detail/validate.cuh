@@ -43,10 +43,9 @@ bool partially_overlap(const T* x, const T* y, std::int64_t elements) noexcept {
   return xa != ya && xa < ya + bytes && ya < xa + bytes;
 }
 
-/// Checks the pointers of a non-empty problem whose layout has passed validate_layout.
+/// The checks every layout shares: no null operand, every pointer aligned to its element.
 template <typename T>
-error validate_pointers(const T* a, const T* b, const T* h, const row_layout& layout, const T* h0,
-                        const T* h_final) noexcept {
+error validate_present_and_aligned(const T* a, const T* b, const T* h, const T* h0, const T* h_final) noexcept {
   if (a == nullptr) return error::null_a;
   if (b == nullptr) return error::null_b;
   if (h == nullptr) return error::null_h;
@@ -55,6 +54,14 @@ error validate_pointers(const T* a, const T* b, const T* h, const row_layout& la
   if (misaligned(h)) return error::misaligned_h;
   if (h0 != nullptr && misaligned(h0)) return error::misaligned_h0;
   if (h_final != nullptr && misaligned(h_final)) return error::misaligned_h_final;
+  return error::success;
+}
+
+/// Checks the pointers of a non-empty problem whose layout has passed validate_layout.
+template <typename T>
+error validate_pointers(const T* a, const T* b, const T* h, const row_layout& layout, const T* h0,
+                        const T* h_final) noexcept {
+  if (const error e = validate_present_and_aligned(a, b, h, h0, h_final); e != error::success) return e;
   const std::int64_t elements = extent(layout);
   if (partially_overlap(h, a, elements)) return error::h_overlaps_a;
   if (partially_overlap(h, b, elements)) return error::h_overlaps_b;
