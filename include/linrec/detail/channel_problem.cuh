@@ -45,10 +45,9 @@ struct channel_tiling {
 template <typename T>
 bool vectors_fit(const T* a, const T* b, const T* h, const tensor_layout& l) {
   constexpr std::int64_t width = vector16<T>::width;
-  const auto aligned = [](const T* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; };
   const auto fits = [&](const T* p, const tensor_strides& s) {
     // A stride along a dimension of one element never moves a pointer, so it need not divide.
-    return aligned(p) && (s.channel == 1 || l.channels == 1) && (l.batch == 1 || s.batch % width == 0) &&
+    return aligned16(p) && (s.channel == 1 || l.channels == 1) && (l.batch == 1 || s.batch % width == 0) &&
            (l.length == 1 || s.time % width == 0);
   };
   return fits(a, l.a) && fits(b, l.b) && fits(h, l.h);

@@ -19,7 +19,7 @@ namespace linrec::detail {
 /// word. Publication: the writers store their values, the block synchronizes, and one thread
 /// fences and stores the state with release order (`publish_state`). Reading: one thread loads a
 /// state with acquire order; after the block synchronizes, any thread may read the values of that
-/// kind (`load_values`, relaxed and so never a stale L1 copy).
+/// kind from `values()`, with loads that bypass L1 (`__ldcg`) so none sees a stale copy.
 template <typename T>
 class channel_tile_status {
  public:

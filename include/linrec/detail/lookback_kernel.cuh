@@ -31,9 +31,11 @@ __device__ __forceinline__ tile_place locate_tile(const rows_problem<T>& p, std:
 }
 
 // Tile ids come from the counter, not blockIdx: the look-back's forward-progress argument needs
-// every smaller id to belong to a block that has already started. (A block claims its next id only
-// after it has published its current tile's inclusive prefix: claiming ahead was measured on the
-// H200 to halve throughput, since every tile's successors then wait one tile longer.)
+// every smaller id to belong to a block that has already started. (lookback_kernel claims its next
+// id only after it has published its current tile's inclusive prefix: claiming ahead there, with
+// the claimed tile's aggregate then waiting behind the current look-back, was measured on the
+// H200 to halve throughput. deferred_lookback_kernel claims ahead safely because it publishes
+// every aggregate before any look-back.)
 template <typename T>
 __device__ __forceinline__ std::int64_t claim_tile(const tile_status<affine<T>>& status,
                                                    std::int64_t& shared_tile) {

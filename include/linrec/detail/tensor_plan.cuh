@@ -86,12 +86,8 @@ constexpr tensor_plan make_tensor_plan(const tensor_layout& l) noexcept {
   p.tiling.groups_per_batch = (l.channels + group - 1) / group;
   p.tiling.groups = l.batch * p.tiling.groups_per_batch;
   p.tiling.chunks = (l.length + steps - 1) / steps;
-  if (walk) {
-    p.temp_bytes = temp_alignment;
-    return p;
-  }
-  p.temp_bytes = temp_alignment;
-  if (l.elements() > 0) p.temp_bytes += channel_tile_status<T>::bytes(p.tiling.tiles(), group);
+  p.temp_bytes = temp_alignment;  // the walk carries on chip: no tile status
+  if (!walk && l.elements() > 0) p.temp_bytes += channel_tile_status<T>::bytes(p.tiling.tiles(), group);
   return p;
 }
 

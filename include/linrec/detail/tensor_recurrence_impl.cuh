@@ -117,8 +117,8 @@ status linear_recurrence(const T* a, const T* b, T* h, const tensor_layout& layo
     return e;
   }
   const detail::tensor_plan pl = detail::make_tensor_plan<T, Policy>(layout);
-  const bool needs_temp = pl.chosen == strategy::channel_tiles || pl.chosen == strategy::tiled_lookback;
-  if (!needs_temp || layout.elements() == 0) {
+  // Only the alignment slack: the path needs no temporary storage.
+  if (pl.temp_bytes <= detail::temp_alignment) {
     return detail::enqueue_tensor<T, Policy>(pl, nullptr, a, b, h, layout, h0, h_final, stream);
   }
   void* temp = nullptr;

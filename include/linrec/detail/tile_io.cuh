@@ -24,7 +24,7 @@ struct vector16<double> {
 };
 
 template <typename T>
-__device__ __forceinline__ bool aligned16(const T* p) {
+__host__ __device__ __forceinline__ bool aligned16(const T* p) {
   return (reinterpret_cast<std::uintptr_t>(p) & 15u) == 0;
 }
 
