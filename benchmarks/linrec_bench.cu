@@ -142,6 +142,20 @@ struct deferred_lookback_tiles : lookback_tiles<Threads, Items> {
 template <int Threads, int Items>
 struct direct_lookback_tiles : lookback_tiles<Threads, Items> {
   static constexpr bool lookback_deferred = false;
+  static constexpr int lookback_stages = 0;
+};
+// The look-back kernels without staging, for comparison.
+template <int Threads, int Items, int MinBlocks>
+struct unstaged_deferred_tiles : deferred_lookback_tiles<Threads, Items, MinBlocks> {
+  static constexpr int lookback_stages = 0;
+};
+// The staged look-back kernel at every size.
+template <int Threads, int Items, int Stages, int Deferral, int MinBlocks>
+struct staged_tiles : lookback_tiles<Threads, Items> {
+  static constexpr int lookback_stages = Stages;
+  static constexpr int lookback_staged_deferral = Deferral;
+  static constexpr int lookback_min_blocks = MinBlocks;
+  static constexpr std::int64_t lookback_staged_min_tiles_per_block = 0;
 };
 template <int Threads, int Items>
 struct row_block_tiles : forced_policy<linrec::strategy::block_per_row> {
@@ -177,10 +191,16 @@ void register_all() {
       add(name("cub_affine_scan", s), [=](benchmark::State& st) { bench_cub_affine(st, s.length); });
     }
     if (s.rows < 1024 || s.length == 4096) {
-      add(name("tune_lookback_direct_256x16", s), [=](benchmark::State& st) { bench_linrec<direct_lookback_tiles<256, 16>>(st, layout); });
-      add(name("tune_lookback_deferred_256x16_mb2", s), [=](benchmark::State& st) { bench_linrec<deferred_lookback_tiles<256, 16, 2>>(st, layout); });
-      add(name("tune_lookback_deferred_512x8", s), [=](benchmark::State& st) { bench_linrec<deferred_lookback_tiles<512, 8, 2>>(st, layout); });
-      add(name("tune_lookback_deferred_128x16", s), [=](benchmark::State& st) { bench_linrec<deferred_lookback_tiles<128, 16, 6>>(st, layout); });
+      add(name("tune_unstaged_direct_256x16", s), [=](benchmark::State& st) { bench_linrec<direct_lookback_tiles<256, 16>>(st, layout); });
+      add(name("tune_unstaged_deferred_512x8", s), [=](benchmark::State& st) { bench_linrec<unstaged_deferred_tiles<512, 8, 2>>(st, layout); });
+      add(name("tune_staged_512x8_s3_d1_mb2", s), [=](benchmark::State& st) { bench_linrec<staged_tiles<512, 8, 3, 1, 2>>(st, layout); });
+      add(name("tune_staged_512x8_s4_d2_mb1", s), [=](benchmark::State& st) { bench_linrec<staged_tiles<512, 8, 4, 2, 1>>(st, layout); });
+      add(name("tune_staged_512x8_s6_d4_mb1", s), [=](benchmark::State& st) { bench_linrec<staged_tiles<512, 8, 6, 4, 1>>(st, layout); });
+      add(name("tune_staged_256x8_s4_d2_mb3", s), [=](benchmark::State& st) { bench_linrec<staged_tiles<256, 8, 4, 2, 3>>(st, layout); });
+      add(name("tune_staged_256x8_s5_d2_mb2", s), [=](benchmark::State& st) { bench_linrec<staged_tiles<256, 8, 5, 2, 2>>(st, layout); });
+      add(name("tune_staged_256x8_s6_d3_mb2", s), [=](benchmark::State& st) { bench_linrec<staged_tiles<256, 8, 6, 3, 2>>(st, layout); });
+      add(name("tune_staged_256x8_s6_d4_mb2", s), [=](benchmark::State& st) { bench_linrec<staged_tiles<256, 8, 6, 4, 2>>(st, layout); });
+      add(name("tune_staged_128x16_s6_d3_mb2", s), [=](benchmark::State& st) { bench_linrec<staged_tiles<128, 16, 6, 3, 2>>(st, layout); });
     }
     if (s.rows >= 1024) {
       add(name("tune_row_block_256x4", s), [=](benchmark::State& st) { bench_linrec<row_block_tiles<256, 4>>(st, layout); });

@@ -1,9 +1,11 @@
-// The entry point in float, each strategy forced in turn.
+// The entry point in float, each strategy forced in turn (and
+// the staged look-back kernel at every size, as small problems never take it by default).
 #include "strategy_cases.cuh"
 
 namespace linrec::testing {
 using float_configs = ::testing::Types<config<float, strategy::tiled_lookback>,
                                        config<float, strategy::block_per_row>,
-                                       config<float, strategy::warp_per_row>>;
+                                       config<float, strategy::warp_per_row>,
+                                       staged_config<float, 3, 1>, staged_config<float, 6, 3>>;
 INSTANTIATE_TYPED_TEST_SUITE_P(float_, strategy_test, float_configs, config_name);
 }  // namespace linrec::testing

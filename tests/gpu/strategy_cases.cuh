@@ -41,11 +41,23 @@ class strategy_test : public gpu_test {
   }
 };
 
-template <typename T, strategy S>
+// The look-back through the staged kernel at every size (by default it takes only launches with
+// several tiles per block), deferring its look-backs by `Deferral` tiles.
+template <typename T, int Stages, int Deferral>
+struct staged_policy : forced_policy<T, strategy::tiled_lookback> {
+  static constexpr std::int64_t lookback_staged_min_tiles_per_block = 0;
+  static constexpr int lookback_stages = Stages;
+  static constexpr int lookback_staged_deferral = Deferral;
+  static constexpr int lookback_min_blocks = 1;
+};
+
+template <typename T, strategy S, typename Policy = forced_policy<T, S>>
 struct config {
   using value_type = T;
-  using policy = forced_policy<T, S>;
+  using policy = Policy;
 };
+template <typename T, int Stages, int Deferral>
+using staged_config = config<T, strategy::tiled_lookback, staged_policy<T, Stages, Deferral>>;
 
 TYPED_TEST_SUITE_P(strategy_test);
 
@@ -64,6 +76,13 @@ TYPED_TEST_P(strategy_test, matches_float64_reference_at_warp_and_tile_edges) {
 TYPED_TEST_P(strategy_test, matches_float64_reference_on_a_long_row) {
   this->check(row_layout::contiguous(1, (std::int64_t(1) << 20) + 7), a_dist::half_to_one, true);
   this->check(row_layout::contiguous(2, (std::int64_t(1) << 19) + 3), a_dist::long_memory, false);
+}
+
+// Many more tiles than blocks, so persistent blocks take tile after tile and the staged kernel
+// cycles its stages many times; odd row strides mix tiles that stream in with tiles read directly.
+TYPED_TEST_P(strategy_test, many_tiles_per_block_on_long_rows) {
+  this->check(row_layout::contiguous(1, (std::int64_t(1) << 23) + 5), a_dist::half_to_one, true);
+  this->check({48, (std::int64_t(1) << 18) + 3, (std::int64_t(1) << 18) + 5}, a_dist::minus_one_to_one, true);
 }
 
 TYPED_TEST_P(strategy_test, many_rows_of_odd_lengths) {
@@ -206,7 +225,8 @@ TYPED_TEST_P(strategy_test, allocating_overload_matches_reference) {
 }
 
 REGISTER_TYPED_TEST_SUITE_P(strategy_test, matches_float64_reference_at_warp_and_tile_edges,
-                            matches_float64_reference_on_a_long_row, many_rows_of_odd_lengths,
+                            matches_float64_reference_on_a_long_row,
+                            many_tiles_per_block_on_long_rows, many_rows_of_odd_lengths,
                             row_stride_above_length_leaves_gaps_untouched, in_place_on_b_and_on_a,
                             chunked_runs_chained_through_h_final_equal_one_run,
                             repeated_runs_on_fresh_data_reuse_temporary_storage,
@@ -218,7 +238,12 @@ struct config_name {
   static std::string GetName(int) {
     std::string type = sizeof(typename C::value_type) == 4 ? "float_" : "double_";
     switch (C::policy::forced) {
-      case strategy::tiled_lookback: return type + "tiled_lookback";
+      case strategy::tiled_lookback:
+        if (C::policy::lookback_staged_min_tiles_per_block == 0) {
+          return type + "staged_lookback_" + std::to_string(C::policy::lookback_stages) + "_stages_deferral_" +
+                 std::to_string(C::policy::lookback_staged_deferral);
+        }
+        return type + "tiled_lookback";
       case strategy::block_per_row: return type + "block_per_row";
       case strategy::warp_per_row: return type + "warp_per_row";
       default: return type + "automatic";

@@ -6,6 +6,7 @@
 #include <linrec/detail/lookback_kernel.cuh>
 #include <linrec/detail/plan.cuh>
 #include <linrec/detail/problem.cuh>
+#include <linrec/detail/staged_lookback_kernel.cuh>
 #include <linrec/detail/validate.cuh>
 #include <linrec/detail/warp_per_row_kernel.cuh>
 #include <linrec/linear_recurrence.cuh>
@@ -52,14 +53,19 @@ inline void* align_temp(void* temp) {
 }
 
 // How many blocks of `kernel` (`threads` each) fit on the current device at once.
-template <typename Kernel>
-cudaError_t resident_blocks(Kernel kernel, int threads, std::int64_t& blocks) {
-  int device = 0, sms = 0, per_sm = 0;
+inline cudaError_t multiprocessors(int& sms) {
+  int device = 0;
   if (const cudaError_t e = cudaGetDevice(&device); e != cudaSuccess) return e;
-  if (const cudaError_t e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device); e != cudaSuccess) {
-    return e;
-  }
-  if (const cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, 0);
+  return cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+}
+
+// How many blocks of `kernel` (`threads` each, `shared_bytes` of dynamic shared memory) fit on the
+// current device at once.
+template <typename Kernel>
+cudaError_t resident_blocks(Kernel kernel, int threads, std::int64_t& blocks, std::size_t shared_bytes = 0) {
+  int sms = 0, per_sm = 0;
+  if (const cudaError_t e = multiprocessors(sms); e != cudaSuccess) return e;
+  if (const cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, shared_bytes);
       e != cudaSuccess) {
     return e;
   }
@@ -67,24 +73,52 @@ cudaError_t resident_blocks(Kernel kernel, int threads, std::int64_t& blocks) {
   return cudaSuccess;
 }
 
+// The grid for the staged look-back kernel, or 0 where it is not for this launch: a binary built
+// for an architecture before sm_90 (no bulk-copy engine), or fewer than `min_tiles_per_block`
+// tiles per resident block, where claiming tiles ahead would leave blocks without work. The
+// cheap bound on the tile count comes first, so small launches pay for no attribute calls.
+template <typename Kernel>
+cudaError_t staged_grid(Kernel kernel, int threads, std::size_t shared_bytes, std::int64_t tiles,
+                        std::int64_t min_tiles_per_block, std::int64_t& blocks) {
+  blocks = 0;
+  int sms = 0;
+  if (const cudaError_t e = multiprocessors(sms); e != cudaSuccess) return e;
+  if (tiles < min_tiles_per_block * sms) return cudaSuccess;
+  cudaFuncAttributes attributes{};
+  if (const cudaError_t e = cudaFuncGetAttributes(&attributes, kernel); e != cudaSuccess) return e;
+  if (attributes.binaryVersion < 90) return cudaSuccess;
+  if (const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                 static_cast<int>(shared_bytes));
+      e != cudaSuccess) {
+    return e;
+  }
+  std::int64_t resident = 0;
+  if (const cudaError_t e = resident_blocks(kernel, threads, resident, shared_bytes); e != cudaSuccess) return e;
+  if (tiles >= min_tiles_per_block * resident) blocks = resident;
+  return cudaSuccess;
+}
+
+// `blocks` 0: the grid is sized here (persistent, or a block per tile). Grid sizes come before
+// the status is cleared, so a failed query leaves nothing enqueued.
 template <typename Policy, typename T, typename Kernel>
 status launch_lookback_kernel(Kernel kernel, const plan& pl, void* temp, const rows_problem<T>& p,
-                              cudaStream_t stream) {
+                              cudaStream_t stream, std::int64_t blocks = 0, std::size_t shared_bytes = 0) {
   using status_view = tile_status<affine<T>>;
   constexpr int threads = Policy::lookback_threads;
   const std::int64_t tiles = p.rows * pl.tiles_per_row;
   const status_view view(temp, tiles);
-  // The grid size first: a failed query then leaves nothing enqueued.
-  std::int64_t blocks = tiles;
-  if constexpr (Policy::lookback_persistent) {
-    if (const cudaError_t e = resident_blocks(kernel, threads, blocks); e != cudaSuccess) return status(e);
-    blocks = std::min(tiles, blocks);
+  if (blocks == 0) {
+    blocks = tiles;
+    if constexpr (Policy::lookback_persistent) {
+      if (const cudaError_t e = resident_blocks(kernel, threads, blocks); e != cudaSuccess) return status(e);
+    }
   }
+  blocks = std::min(tiles, blocks);
   if (const cudaError_t e = cudaMemsetAsync(temp, 0, status_view::init_bytes(tiles), stream);
       e != cudaSuccess) {
     return status(e);
   }
-  kernel<<<grid_blocks(blocks), threads, 0, stream>>>(p, view, pl.tiles_per_row);
+  kernel<<<grid_blocks(blocks), threads, shared_bytes, stream>>>(p, view, pl.tiles_per_row);
   return status(cudaPeekAtLastError());
 }
 
@@ -92,6 +126,19 @@ template <typename Policy, typename T>
 status launch_tiled_lookback(const plan& pl, void* temp, const rows_problem<T>& p,
                              cudaStream_t stream) {
   constexpr int threads = Policy::lookback_threads, items = Policy::lookback_items;
+  if constexpr (Policy::lookback_stages > 0 && Policy::lookback_persistent) {
+    constexpr int stages = Policy::lookback_stages;
+    const auto kernel = staged_lookback_kernel<threads, items, stages, Policy::lookback_staged_deferral,
+                                               Policy::lookback_min_blocks, T>;
+    constexpr std::size_t shared_bytes = staged_lookback_shared_bytes<threads, items, stages, T>;
+    std::int64_t blocks = 0;
+    if (const cudaError_t e = staged_grid(kernel, threads, shared_bytes, p.rows * pl.tiles_per_row,
+                                          Policy::lookback_staged_min_tiles_per_block, blocks);
+        e != cudaSuccess) {
+      return status(e);
+    }
+    if (blocks > 0) return launch_lookback_kernel<Policy>(kernel, pl, temp, p, stream, blocks, shared_bytes);
+  }
   if constexpr (Policy::lookback_deferred) {
     const auto kernel = deferred_lookback_kernel<threads, items, Policy::lookback_min_blocks, T>;
     return launch_lookback_kernel<Policy>(kernel, pl, temp, p, stream);
