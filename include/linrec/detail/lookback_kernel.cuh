@@ -45,6 +45,42 @@ __device__ __forceinline__ std::int64_t claim_tile(const tile_status<affine<T>>&
   return shared_tile;
 }
 
+// Thread 0, for a tile just scanned: its aggregate, or its inclusive prefix where it starts a row,
+// as nothing before it is left to wait for.
+template <typename T>
+__device__ __forceinline__ void publish_scanned(const rows_problem<T>& p, const tile_status<affine<T>>& status,
+                                                std::int64_t tile, const tile_place& place,
+                                                const affine<T>& aggregate) {
+  if (place.tile_in_row == 0) {
+    status.publish(tile, tile_state::inclusive, affine_scan_op{}(p.seed(place.row), aggregate));
+  } else {
+    status.publish(tile, tile_state::aggregate, aggregate);
+  }
+}
+
+// Everyone, for a tile whose aggregate was published earlier: the prefix of everything before it
+// in its row (the seed for a row's first tile, else by look-back), its inclusive prefix published.
+template <int LookbackWarps, typename T>
+__device__ __forceinline__ affine<T> resolve_published(
+    typename tile_lookback_prefix<affine<T>, LookbackWarps>::temp_storage& storage, const rows_problem<T>& p,
+    const tile_status<affine<T>>& status, std::int64_t tile, const tile_place& place,
+    std::int64_t tiles_per_row, const affine<T>& aggregate) {
+  const affine<T> seed = p.seed(place.row);
+  if (place.tile_in_row == 0) return seed;
+  return tile_lookback_prefix<affine<T>, LookbackWarps>(storage, status, tile, place.row * tiles_per_row, seed)
+      .resolve(aggregate);
+}
+
+// A scanned tile's output: h, and h_final where the tile ends its row.
+template <int Items, typename T>
+__device__ __forceinline__ void store_tile(const rows_problem<T>& p, const tile_place& place, std::int64_t first,
+                                           std::int64_t tiles_per_row, const affine<T> (&items)[Items]) {
+  store_items(p.h + place.offset, first, place.valid, place.vector_ok, items);
+  if (p.h_final != nullptr && place.tile_in_row == tiles_per_row - 1) {
+    store_final(p.h_final + place.row, first, place.valid, items);
+  }
+}
+
 template <int Threads, int Items, typename T>
 __global__ void __launch_bounds__(Threads)
     lookback_kernel(rows_problem<T> p, tile_status<affine<T>> status, std::int64_t tiles_per_row) {
@@ -69,10 +105,7 @@ __global__ void __launch_bounds__(Threads)
   const auto finish_tile = [&](std::int64_t id, const tile_place& place, affine<T> (&items)[Items]) {
     lookback prefix(lookback_storage, status, id, place.row * tiles_per_row, p.seed(place.row));
     scan(scan_storage).inclusive_scan_block_prefix(items, prefix);
-    store_items(p.h + place.offset, first, place.valid, place.vector_ok, items);
-    if (p.h_final != nullptr && place.tile_in_row == tiles_per_row - 1) {
-      store_final(p.h_final + place.row, first, place.valid, items);
-    }
+    store_tile(p, place, first, tiles_per_row, items);
   };
 
   std::int64_t tile;
@@ -127,18 +160,12 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
     }
     if (holding) {
       // The held tile: its prefix (while the new tile's loads are in flight), then its output.
-      const V seed = p.seed(held_place.row);
-      V prefix = seed;
-      if (held_place.tile_in_row != 0) {
-        prefix = lookback(lookback_storage, status, held, held_place.row * tiles_per_row, seed).resolve(held_aggregate);
-      }
+      const V prefix = resolve_published<Threads / 32>(lookback_storage, p, status, held, held_place,
+                                                       tiles_per_row, held_aggregate);
       V out[Items];
 #pragma unroll
       for (int i = 0; i < Items; ++i) out[i] = op(prefix, held_items[i][threadIdx.x]);
-      store_items(p.h + held_place.offset, first, held_place.valid, held_place.vector_ok, out);
-      if (p.h_final != nullptr && held_place.tile_in_row == tiles_per_row - 1) {
-        store_final(p.h_final + held_place.row, first, held_place.valid, out);
-      }
+      store_tile(p, held_place, first, tiles_per_row, out);
     }
     if (tile >= tiles) return;
 
@@ -147,11 +174,7 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
     V aggregate;
     scan(scan_storage).inclusive_scan(items, aggregate);
     if (threadIdx.x == 0) {
-      if (place.tile_in_row == 0) {
-        status.publish(tile, tile_state::inclusive, op(p.seed(place.row), aggregate));
-      } else {
-        status.publish(tile, tile_state::aggregate, aggregate);
-      }
+      publish_scanned(p, status, tile, place, aggregate);
       claimed = status.next_tile();
     }
 #pragma unroll

@@ -184,11 +184,7 @@ __device__ __forceinline__ void staged_lookback_tiles(const rows_problem<T>& p,
       V aggregate;
       scan(scan_storage).inclusive_scan(items, aggregate);
       if (threadIdx.x == 0) {
-        if (place.tile_in_row == 0) {
-          status.publish(tile, tile_state::inclusive, op(p.seed(place.row), aggregate));
-        } else {
-          status.publish(tile, tile_state::aggregate, aggregate);
-        }
+        publish_scanned(p, status, tile, place, aggregate);
         stage_aggregate[s] = aggregate;
       }
       io::write(stages[s], items);  // each thread its own slots, so it rereads them unsynchronized
@@ -200,20 +196,13 @@ __device__ __forceinline__ void staged_lookback_tiles(const rows_problem<T>& p,
     const std::int64_t held = stage_tile[held_stage];
     if (held >= tiles) return;
     const tile_place place = locate_tile<tile_items>(p, held, tiles_per_row);
-    const V seed = p.seed(place.row);
-    V prefix = seed;
-    if (place.tile_in_row != 0) {
-      prefix = lookback(lookback_storage, status, held, place.row * tiles_per_row, seed)
-                   .resolve(stage_aggregate[held_stage]);
-    }
+    const V prefix = resolve_published<Threads / 32>(lookback_storage, p, status, held, place, tiles_per_row,
+                                                     stage_aggregate[held_stage]);
     V out[Items];
     io::read(stages[held_stage], out);
 #pragma unroll
     for (int i = 0; i < Items; ++i) out[i] = op(prefix, out[i]);
-    store_items(p.h + place.offset, first, place.valid, place.vector_ok, out);
-    if (p.h_final != nullptr && place.tile_in_row == tiles_per_row - 1) {
-      store_final(p.h_final + place.row, first, place.valid, out);
-    }
+    store_tile(p, place, first, tiles_per_row, out);
     // The generic proxy's shared-memory accesses, ordered before the copy engine's writes.
     cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);
     __syncthreads();
