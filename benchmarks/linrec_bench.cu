@@ -145,9 +145,10 @@ struct direct_lookback_tiles : lookback_tiles<Threads, Items> {
   static constexpr int lookback_stages = 0;
 };
 // The look-back kernels without staging, for comparison.
-template <int Threads, int Items, int MinBlocks>
+template <int Threads, int Items, int MinBlocks, int TilesPerLane = 1>
 struct unstaged_deferred_tiles : deferred_lookback_tiles<Threads, Items, MinBlocks> {
   static constexpr int lookback_stages = 0;
+  static constexpr int lookback_tiles_per_lane = TilesPerLane;
 };
 // The staged look-back kernel at every size.
 template <int Threads, int Items, int Stages, int Deferral, int MinBlocks>
@@ -193,6 +194,10 @@ void register_all() {
     if (s.rows < 1024 || s.length == 4096) {
       add(name("tune_unstaged_direct_256x16", s), [=](benchmark::State& st) { bench_linrec<direct_lookback_tiles<256, 16>>(st, layout); });
       add(name("tune_unstaged_deferred_512x8", s), [=](benchmark::State& st) { bench_linrec<unstaged_deferred_tiles<512, 8, 2>>(st, layout); });
+      add(name("tune_deferred_512x8_reach2", s), [=](benchmark::State& st) { bench_linrec<unstaged_deferred_tiles<512, 8, 2, 2>>(st, layout); });
+      add(name("tune_deferred_512x8_reach4", s), [=](benchmark::State& st) { bench_linrec<unstaged_deferred_tiles<512, 8, 2, 4>>(st, layout); });
+      add(name("tune_deferred_256x8_mb4_reach4", s), [=](benchmark::State& st) { bench_linrec<unstaged_deferred_tiles<256, 8, 4, 4>>(st, layout); });
+      add(name("tune_deferred_256x16_mb2_reach4", s), [=](benchmark::State& st) { bench_linrec<unstaged_deferred_tiles<256, 16, 2, 4>>(st, layout); });
       add(name("tune_staged_512x8_s3_d1_mb2", s), [=](benchmark::State& st) { bench_linrec<staged_tiles<512, 8, 3, 1, 2>>(st, layout); });
       add(name("tune_staged_512x8_s4_d2_mb1", s), [=](benchmark::State& st) { bench_linrec<staged_tiles<512, 8, 4, 2, 1>>(st, layout); });
       add(name("tune_staged_512x8_s6_d4_mb1", s), [=](benchmark::State& st) { bench_linrec<staged_tiles<512, 8, 6, 4, 1>>(st, layout); });

@@ -43,6 +43,9 @@ struct default_policy {
   /// compiled to fit.
   static constexpr bool lookback_deferred = true;
   static constexpr int lookback_min_blocks = 2;
+  /// tiled_lookback, deferred: predecessors each look-back lane inspects per round, so a round
+  /// reaches lookback_threads × this many tiles back.
+  static constexpr int lookback_tiles_per_lane = 1;
   /// tiled_lookback on sm_90 and later: how many claimed tiles each block keeps streaming into
   /// shared memory through the bulk-copy engine while it scans (see staged_lookback_kernel); 0
   /// turns staging off. Builds for earlier architectures never stage.

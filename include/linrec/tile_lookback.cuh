@@ -16,29 +16,33 @@ namespace linrec {
 /// Tiles [first_tile, tile) are the part of this tile's sequence before it. The first tile of a
 /// sequence takes `seed` as its prefix and publishes its inclusive prefix at once. Any other tile
 /// publishes its aggregate; then each of the first `LookbackWarps` warps inspects its own window of
-/// 32 predecessors (warp 0 the nearest), waiting while any is still invalid, and the block
-/// combines the windows, nearest first, up to the first inclusive prefix it meets. If no window
-/// holds one, the block moves 32 × LookbackWarps tiles further back and repeats. The tile then
+/// 32 × `TilesPerLane` predecessors (warp 0 the nearest; each lane `TilesPerLane` consecutive
+/// ones), waiting only for those up to the window's nearest inclusive prefix, and warp 0 combines
+/// the windows, nearest first, up to the first inclusive prefix it meets. If no window holds one,
+/// the block moves 32 × LookbackWarps × TilesPerLane tiles further back and repeats. The tile then
 /// publishes its inclusive prefix = op(exclusive prefix, aggregate).
 ///
-/// Why several warps: a round costs one L2 round trip, and while many tiles are in flight the
-/// nearest inclusive prefix can lie hundreds of tiles back, so one warp's 32 tiles per round bound
-/// how far a round reaches. (On the H200 going from one warp to eight did not measurably change
-/// throughput at 2^28: the reach was not what limited it.)
+/// Why a wide reach: a round costs one L2 round trip plus two barriers, and while many tiles are
+/// in flight the nearest inclusive prefix can lie hundreds of tiles back (a persistent grid of
+/// deferred look-backs has two unresolved tiles per block), so a round should reach past them.
 ///
 /// Forward progress: a tile only ever waits on tiles with smaller ids. With ids from
 /// `tile_status::next_tile()`, each of those was taken by a block that is already running (or
 /// done), and such a block never waits on a larger id, so the wait ends on any GPU that keeps
 /// running the blocks it has started.
-template <typename V, int LookbackWarps, typename ScanOp = affine_scan_op>
+template <typename V, int LookbackWarps, typename ScanOp = affine_scan_op, int TilesPerLane = 1>
 class tile_lookback_prefix {
   static_assert(LookbackWarps >= 1 && LookbackWarps <= 32, "LookbackWarps must be in [1, 32]");
+  static_assert(TilesPerLane >= 1, "TilesPerLane must be positive");
+  static constexpr std::int64_t tiles_per_round = std::int64_t(32) * LookbackWarps * TilesPerLane;
 
  public:
   /// Shared memory for combining the warps' windows.
   struct temp_storage {
     V window[LookbackWarps];
     bool has_inclusive[LookbackWarps];
+    V exclusive;  // warp 0's running combination, for the whole block once done
+    bool done;
   };
 
   __device__ __forceinline__ tile_lookback_prefix(temp_storage& storage, const tile_status<V>& status,
@@ -64,26 +68,55 @@ class tile_lookback_prefix {
   __device__ __forceinline__ V resolve(const V& block_aggregate) {
     const int lane = static_cast<int>(threadIdx.x) & 31;
     const int warp = static_cast<int>(threadIdx.x) >> 5;
-    V exclusive{};
+    V exclusive{};  // on warp 0's lane 0 until the end
     bool have_exclusive = false;
-    for (std::int64_t window_end = tile_;; window_end -= 32 * LookbackWarps) {
+    for (std::int64_t window_end = tile_;; window_end -= tiles_per_round) {
       if (warp < LookbackWarps) {
-        // Lane i of warp w looks at the (32w + i + 1)-th nearest predecessor still unread.
-        const std::int64_t predecessor = window_end - 1 - (32 * warp + lane);
-        const bool in_sequence = predecessor >= first_tile_;
-        V value{};
-        tile_state state = tile_state::invalid;
+        // Lane i of warp w looks at TilesPerLane consecutive predecessors, nearest first, from the
+        // (32 w + i) TilesPerLane + 1-th nearest still unread.
+        const std::int64_t nearest = window_end - 1 - TilesPerLane * (32 * warp + lane);
+        V values[TilesPerLane];
+        tile_state states[TilesPerLane];
+#pragma unroll
+        for (int j = 0; j < TilesPerLane; ++j) {
+          values[j] = V{};
+          states[j] = tile_state::invalid;
+        }
+        unsigned inclusive_lanes;
         while (true) {
-          if (in_sequence) state = status_.load(predecessor, value);
-          if (__all_sync(detail::full_warp_mask, !in_sequence || state != tile_state::invalid)) break;
+          // Only what is still invalid is read again, and only what the combination needs is
+          // waited for: every tile up to the nearest inclusive prefix.
+          bool ready = true, found = false;
+#pragma unroll
+          for (int j = 0; j < TilesPerLane; ++j) {
+            const bool in_sequence = nearest - j >= first_tile_;
+            if (in_sequence && states[j] == tile_state::invalid) states[j] = status_.load(nearest - j, values[j]);
+            if (!found && in_sequence) {
+              ready = ready && states[j] != tile_state::invalid;
+              found = states[j] == tile_state::inclusive;
+            }
+          }
+          inclusive_lanes = __ballot_sync(detail::full_warp_mask, found && ready);
+          const unsigned unready_lanes = __ballot_sync(detail::full_warp_mask, !ready);
+          const unsigned needed_lanes =
+              inclusive_lanes ? ((inclusive_lanes & (0u - inclusive_lanes)) << 1) - 1 : ~0u;
+          if ((unready_lanes & needed_lanes) == 0) break;
           __nanosleep(32);
         }
-        // The sequence's first tile is always inclusive, so a window reaching it stops there;
-        // windows wholly before it are never combined.
-        const unsigned inclusive_lanes =
-            __ballot_sync(detail::full_warp_mask, in_sequence && state == tile_state::inclusive);
+        // This lane's tiles, nearest first, up to its nearest inclusive prefix: an earlier tile is
+        // the left operand. (The sequence's first tile is always inclusive, so tiles before it
+        // are never combined.)
+        V value = values[0];
+        bool stopped = states[0] == tile_state::inclusive;
+#pragma unroll
+        for (int j = 1; j < TilesPerLane; ++j) {
+          if (!stopped && nearest - j >= first_tile_) {
+            value = op_(values[j], value);
+            stopped = states[j] == tile_state::inclusive;
+          }
+        }
         const int last_lane = inclusive_lanes ? __ffs(inclusive_lanes) - 1 : 31;
-        // Combine lanes 0..last_lane; a higher lane holds an earlier tile, so it goes on the left.
+        // Combine lanes 0..last_lane; a higher lane holds earlier tiles, so it goes on the left.
 #pragma unroll
         for (int offset = 1; offset < 32; offset *= 2) {
           const V earlier = detail::shuffle_down(value, offset, 32);
@@ -95,17 +128,33 @@ class tile_lookback_prefix {
         }
       }
       __syncthreads();
-      bool done = false;
-#pragma unroll 1
-      for (int w = 0; w < LookbackWarps && !done; ++w) {
-        const V window = storage_.window[w];
-        exclusive = have_exclusive ? op_(window, exclusive) : window;
-        have_exclusive = true;
-        done = storage_.has_inclusive[w];
+      // Warp 0 combines the windows, nearest first, up to the first holding an inclusive prefix
+      // (one shuffle tree, not a loop every thread repeats), and tells the block whether to stop.
+      if (warp == 0) {
+        V window{};
+        bool inclusive = false;
+        if (lane < LookbackWarps) {
+          window = storage_.window[lane];
+          inclusive = storage_.has_inclusive[lane];
+        }
+        const unsigned inclusive_warps = __ballot_sync(detail::full_warp_mask, inclusive);
+        const int last_warp = inclusive_warps ? __ffs(inclusive_warps) - 1 : LookbackWarps - 1;
+#pragma unroll
+        for (int offset = 1; offset < LookbackWarps; offset *= 2) {
+          const V earlier = detail::shuffle_down(window, offset, 32);
+          if (lane + offset <= last_warp) window = op_(earlier, window);
+        }
+        if (lane == 0) {
+          exclusive = have_exclusive ? op_(window, exclusive) : window;
+          have_exclusive = true;
+          storage_.exclusive = exclusive;
+          storage_.done = inclusive_warps != 0;
+        }
       }
       __syncthreads();  // the windows are read before the next round writes them
-      if (done) break;
+      if (storage_.done) break;
     }
+    exclusive = storage_.exclusive;
     if (threadIdx.x == 0) status_.publish(tile_, tile_state::inclusive, op_(exclusive, block_aggregate));
     return exclusive;
   }

@@ -51,6 +51,13 @@ struct staged_policy : forced_policy<T, strategy::tiled_lookback> {
   static constexpr int lookback_min_blocks = 1;
 };
 
+// The deferred look-back with a look-back lane inspecting other than the default's number of
+// predecessors per round (and so other lane-level combining).
+template <typename T>
+struct other_reach_policy : forced_policy<T, strategy::tiled_lookback> {
+  static constexpr int lookback_tiles_per_lane = default_policy<T>::lookback_tiles_per_lane == 1 ? 3 : 1;
+};
+
 template <typename T, strategy S, typename Policy = forced_policy<T, S>>
 struct config {
   using value_type = T;
@@ -58,6 +65,8 @@ struct config {
 };
 template <typename T, int Stages, int Deferral>
 using staged_config = config<T, strategy::tiled_lookback, staged_policy<T, Stages, Deferral>>;
+template <typename T>
+using other_reach_config = config<T, strategy::tiled_lookback, other_reach_policy<T>>;
 
 TYPED_TEST_SUITE_P(strategy_test);
 
@@ -242,6 +251,9 @@ struct config_name {
         if (C::policy::lookback_staged_min_tiles_per_block == 0) {
           return type + "staged_lookback_" + std::to_string(C::policy::lookback_stages) + "_stages_deferral_" +
                  std::to_string(C::policy::lookback_staged_deferral);
+        }
+        if (C::policy::lookback_tiles_per_lane != default_policy<typename C::value_type>::lookback_tiles_per_lane) {
+          return type + "tiled_lookback_" + std::to_string(C::policy::lookback_tiles_per_lane) + "_tiles_per_lane";
         }
         return type + "tiled_lookback";
       case strategy::block_per_row: return type + "block_per_row";

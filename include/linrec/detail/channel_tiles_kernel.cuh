@@ -13,6 +13,7 @@
 #include <linrec/detail/channel_problem.cuh>
 #include <linrec/detail/channel_tile_scan.cuh>
 #include <linrec/detail/channel_tile_status.cuh>
+#include <linrec/detail/divide.cuh>
 #include <linrec/detail/tile_io.cuh>
 
 #include <cstdint>
@@ -87,9 +88,9 @@ __device__ __forceinline__ channel_place locate_channel_tile(const channel_probl
   const int row = static_cast<int>(threadIdx.x) / Lanes;
   channel_place c;
   c.tile = tile;
-  c.chunk = tile / tiling.groups;
+  c.chunk = tile_quotient(tile, tiling.groups);
   const std::int64_t group_index = tile - c.chunk * tiling.groups;
-  c.batch_index = group_index / tiling.groups_per_batch;
+  c.batch_index = tile_quotient(group_index, tiling.groups_per_batch);
   c.channel0 = (group_index - c.batch_index * tiling.groups_per_batch) * (Lanes * width) + std::int64_t(lane) * width;
   c.t0 = c.chunk * tiling.steps + std::int64_t(row) * Steps;
   c.vector = p.vectors && c.channel0 + width <= p.channels;

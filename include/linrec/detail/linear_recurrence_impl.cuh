@@ -140,7 +140,8 @@ status launch_tiled_lookback(const plan& pl, void* temp, const rows_problem<T>& 
     if (blocks > 0) return launch_lookback_kernel<Policy>(kernel, pl, temp, p, stream, blocks, shared_bytes);
   }
   if constexpr (Policy::lookback_deferred) {
-    const auto kernel = deferred_lookback_kernel<threads, items, Policy::lookback_min_blocks, T>;
+    const auto kernel = deferred_lookback_kernel<threads, items, Policy::lookback_min_blocks,
+                                           Policy::lookback_tiles_per_lane, T>;
     return launch_lookback_kernel<Policy>(kernel, pl, temp, p, stream);
   } else {
     return launch_lookback_kernel<Policy>(lookback_kernel<threads, items, T>, pl, temp, p, stream);

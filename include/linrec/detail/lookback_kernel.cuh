@@ -3,6 +3,7 @@
 #pragma once
 
 #include <linrec/block_scan.cuh>
+#include <linrec/detail/divide.cuh>
 #include <linrec/detail/problem.cuh>
 #include <linrec/detail/tile_io.cuh>
 #include <linrec/tile_lookback.cuh>
@@ -22,7 +23,7 @@ template <std::int64_t TileItems, typename T>
 __device__ __forceinline__ tile_place locate_tile(const rows_problem<T>& p, std::int64_t tile,
                                                   std::int64_t tiles_per_row) {
   tile_place t;
-  t.row = tile / tiles_per_row;
+  t.row = tile_quotient(tile, tiles_per_row);
   t.tile_in_row = tile - t.row * tiles_per_row;
   t.offset = t.row * p.row_stride + t.tile_in_row * TileItems;
   t.valid = min(TileItems, p.length - t.tile_in_row * TileItems);
@@ -60,14 +61,16 @@ __device__ __forceinline__ void publish_scanned(const rows_problem<T>& p, const 
 
 // Everyone, for a tile whose aggregate was published earlier: the prefix of everything before it
 // in its row (the seed for a row's first tile, else by look-back), its inclusive prefix published.
-template <int LookbackWarps, typename T>
+template <int LookbackWarps, int TilesPerLane = 1, typename T>
 __device__ __forceinline__ affine<T> resolve_published(
-    typename tile_lookback_prefix<affine<T>, LookbackWarps>::temp_storage& storage, const rows_problem<T>& p,
+    typename tile_lookback_prefix<affine<T>, LookbackWarps, affine_scan_op, TilesPerLane>::temp_storage& storage,
+    const rows_problem<T>& p,
     const tile_status<affine<T>>& status, std::int64_t tile, const tile_place& place,
     std::int64_t tiles_per_row, const affine<T>& aggregate) {
   const affine<T> seed = p.seed(place.row);
   if (place.tile_in_row == 0) return seed;
-  return tile_lookback_prefix<affine<T>, LookbackWarps>(storage, status, tile, place.row * tiles_per_row, seed)
+  return tile_lookback_prefix<affine<T>, LookbackWarps, affine_scan_op, TilesPerLane>(
+             storage, status, tile, place.row * tiles_per_row, seed)
       .resolve(aggregate);
 }
 
@@ -124,14 +127,16 @@ __global__ void __launch_bounds__(Threads)
 /// the H200 at 2^28: 2.7 us of a 5.6 us tile) mostly disappears. The next tile's id is claimed
 /// before the held tile's look-back, so the counter's round trip overlaps it too.
 ///
+/// Each look-back lane inspects `TilesPerLane` predecessors a round (see tile_lookback_prefix).
+///
 /// Forward progress as for lookback_kernel: a look-back waits only on smaller ids, whose blocks
 /// publish each aggregate without waiting on anything.
-template <int Threads, int Items, int MinBlocks, typename T>
+template <int Threads, int Items, int MinBlocks, int TilesPerLane, typename T>
 __global__ void __launch_bounds__(Threads, MinBlocks)
     deferred_lookback_kernel(rows_problem<T> p, tile_status<affine<T>> status, std::int64_t tiles_per_row) {
   using V = affine<T>;
   using scan = block_scan<V, Threads, Items>;
-  using lookback = tile_lookback_prefix<V, Threads / 32>;
+  using lookback = tile_lookback_prefix<V, Threads / 32, affine_scan_op, TilesPerLane>;
   constexpr std::int64_t tile_items = scan::tile_items;
   __shared__ typename scan::temp_storage scan_storage;
   __shared__ typename lookback::temp_storage lookback_storage;
@@ -160,7 +165,7 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
     }
     if (holding) {
       // The held tile: its prefix (while the new tile's loads are in flight), then its output.
-      const V prefix = resolve_published<Threads / 32>(lookback_storage, p, status, held, held_place,
+      const V prefix = resolve_published<Threads / 32, TilesPerLane>(lookback_storage, p, status, held, held_place,
                                                        tiles_per_row, held_aggregate);
       V out[Items];
 #pragma unroll
