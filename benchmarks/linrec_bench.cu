@@ -196,8 +196,6 @@ void register_all() {
       add(name("tune_unstaged_deferred_512x8", s), [=](benchmark::State& st) { bench_linrec<unstaged_deferred_tiles<512, 8, 2>>(st, layout); });
       add(name("tune_deferred_512x8_reach2", s), [=](benchmark::State& st) { bench_linrec<unstaged_deferred_tiles<512, 8, 2, 2>>(st, layout); });
       add(name("tune_deferred_512x8_reach4", s), [=](benchmark::State& st) { bench_linrec<unstaged_deferred_tiles<512, 8, 2, 4>>(st, layout); });
-      add(name("tune_deferred_256x8_mb4_reach4", s), [=](benchmark::State& st) { bench_linrec<unstaged_deferred_tiles<256, 8, 4, 4>>(st, layout); });
-      add(name("tune_deferred_256x16_mb2_reach4", s), [=](benchmark::State& st) { bench_linrec<unstaged_deferred_tiles<256, 16, 2, 4>>(st, layout); });
       add(name("tune_staged_512x8_s3_d1_mb2", s), [=](benchmark::State& st) { bench_linrec<staged_tiles<512, 8, 3, 1, 2>>(st, layout); });
       add(name("tune_staged_512x8_s4_d2_mb1", s), [=](benchmark::State& st) { bench_linrec<staged_tiles<512, 8, 4, 2, 1>>(st, layout); });
       add(name("tune_staged_512x8_s6_d4_mb1", s), [=](benchmark::State& st) { bench_linrec<staged_tiles<512, 8, 6, 4, 1>>(st, layout); });

@@ -22,9 +22,10 @@ namespace linrec {
 /// the block moves 32 × LookbackWarps × TilesPerLane tiles further back and repeats. The tile then
 /// publishes its inclusive prefix = op(exclusive prefix, aggregate).
 ///
-/// Why a wide reach: a round costs one L2 round trip plus two barriers, and while many tiles are
-/// in flight the nearest inclusive prefix can lie hundreds of tiles back (a persistent grid of
-/// deferred look-backs has two unresolved tiles per block), so a round should reach past them.
+/// Reach: a round costs one L2 round trip plus two barriers, and while many tiles are in flight
+/// the nearest inclusive prefix can lie hundreds of tiles back, so a round must reach past the
+/// tiles still unresolved. Reading more than that costs: on the H200 at 2^28 (512-thread blocks,
+/// 16 warps), 2 or 4 tiles per lane measured 0.59 and 0.53 of copy against 0.63 for 1.
 ///
 /// Forward progress: a tile only ever waits on tiles with smaller ids. With ids from
 /// `tile_status::next_tile()`, each of those was taken by a block that is already running (or

@@ -165,8 +165,8 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
     }
     if (holding) {
       // The held tile: its prefix (while the new tile's loads are in flight), then its output.
-      const V prefix = resolve_published<Threads / 32, TilesPerLane>(lookback_storage, p, status, held, held_place,
-                                                       tiles_per_row, held_aggregate);
+      const V prefix = resolve_published<Threads / 32, TilesPerLane>(lookback_storage, p, status, held,
+                                                                     held_place, tiles_per_row, held_aggregate);
       V out[Items];
 #pragma unroll
       for (int i = 0; i < Items; ++i) out[i] = op(prefix, held_items[i][threadIdx.x]);
