@@ -8,6 +8,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -85,6 +86,13 @@ inline cudaStream_t bench_stream() {
   return stream;
 }
 
+// Host milliseconds per call that the last time_batch spent enqueueing: when it comes near the
+// device time per call, the batch measured the host, not the GPU.
+inline double& last_enqueue_ms() {
+  static double ms = 0;
+  return ms;
+}
+
 // Milliseconds per call of `call(copy_index)`, over a batch of `calls` calls.
 inline double time_batch(const std::function<void(int)>& call, int calls, int copies) {
   static cudaEvent_t start = nullptr, stop = nullptr;
@@ -93,13 +101,30 @@ inline double time_batch(const std::function<void(int)>& call, int calls, int co
     CHECK(cudaEventCreate(&stop));
   }
   CHECK(cudaEventRecord(start, bench_stream()));
+  const auto host_start = std::chrono::steady_clock::now();
   for (int i = 0; i < calls; ++i) call(i % copies);
+  last_enqueue_ms() =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - host_start).count() / calls;
   CHECK(cudaEventRecord(stop, bench_stream()));
   CHECK(cudaEventSynchronize(stop));
   CHECK(cudaGetLastError());
   float ms = 0;
   CHECK(cudaEventElapsedTime(&ms, start, stop));
   return double(ms) / calls;
+}
+
+// The same batch captured once into a CUDA graph: each time_batch of the returned call replays it
+// (`calls` calls, counted as one), so no host work sits between the calls.
+inline std::function<void(int)> captured_batch(const std::function<void(int)>& call, int calls, int copies) {
+  cudaGraph_t graph;
+  CHECK(cudaStreamBeginCapture(bench_stream(), cudaStreamCaptureModeThreadLocal));
+  for (int i = 0; i < calls; ++i) call(i % copies);
+  CHECK(cudaStreamEndCapture(bench_stream(), &graph));
+  cudaGraphExec_t exec;
+  CHECK(cudaGraphInstantiate(&exec, graph, 0));
+  CHECK(cudaGraphDestroy(graph));
+  // Owned by the returned function for the life of the process: a benchmark makes one.
+  return [exec](int) { CHECK(cudaGraphLaunch(exec, bench_stream())); };
 }
 
 inline int calls_per_batch(std::int64_t bytes) {
@@ -135,25 +160,33 @@ inline double copy_roofline_ms(std::int64_t elements) {
   return cache[elements] = median(times);
 }
 
-inline void report(benchmark::State& state, const std::vector<double>& ms, std::int64_t elements) {
+inline void report(benchmark::State& state, const std::vector<double>& ms, std::int64_t elements,
+                   double enqueue_ms = 0) {
   const double med = median(ms);
   state.counters["median_us"] = 1e3 * med;
+  if (enqueue_ms > 0) state.counters["enqueue_us"] = 1e3 * enqueue_ms;
   state.counters["GBps"] = 12.0 * double(elements) / (med * 1e-3) / 1e9;
   state.counters["copy_GBps"] = 12.0 * double(elements) / (copy_roofline_ms(elements) * 1e-3) / 1e9;
   state.counters["copy_fraction"] = copy_roofline_ms(elements) / med;
 }
 
-// A warm-up batch, then one timed batch per benchmark iteration; reports the median.
-inline void run_timed(benchmark::State& state, const std::function<void(int)>& call, const data_sets& sets) {
+// A warm-up batch, then one timed batch per benchmark iteration; reports the median, and the
+// median host time per call spent enqueueing. With `graph`, each batch is one replay of a CUDA
+// graph that captured it.
+inline void run_timed(benchmark::State& state, const std::function<void(int)>& call, const data_sets& sets,
+                      bool graph = false) {
   const int calls = calls_per_batch(12 * sets.elements);
-  time_batch(call, calls, sets.copies);
-  std::vector<double> ms;
+  const std::function<void(int)> batch = graph ? captured_batch(call, calls, sets.copies) : call;
+  const int launches = graph ? 1 : calls;
+  time_batch(batch, launches, sets.copies);
+  std::vector<double> ms, enqueue_ms;
   for (auto _ : state) {
-    const double t = time_batch(call, calls, sets.copies);
+    const double t = time_batch(batch, launches, sets.copies) * launches / calls;
     ms.push_back(t);
+    enqueue_ms.push_back(last_enqueue_ms() * launches / calls);
     state.SetIterationTime(t * 1e-3);
   }
-  report(state, ms, sets.elements);
+  report(state, ms, sets.elements, median(enqueue_ms));
 }
 
 /// main() of a benchmark binary: refuses to run without a GPU (exit 2), else registers and runs.

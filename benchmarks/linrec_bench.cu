@@ -51,7 +51,7 @@ double max_error(const data_sets& sets, const linrec::row_layout& layout) {
 }
 
 template <typename Policy>
-void bench_linrec(benchmark::State& state, linrec::row_layout layout) {
+void bench_linrec(benchmark::State& state, linrec::row_layout layout, bool graph = false) {
   const std::int64_t n = layout.rows * layout.length;
   std::size_t bytes = 0;
   if (!linrec::linear_recurrence<float, Policy>(nullptr, bytes, nullptr, nullptr, nullptr, layout)) {
@@ -84,7 +84,7 @@ void bench_linrec(benchmark::State& state, linrec::row_layout layout) {
       default: return "?";
     }
   }());
-  run_timed(state, call, sets);
+  run_timed(state, call, sets, graph);
 }
 
 struct load_pair {
@@ -158,10 +158,11 @@ struct staged_tiles : lookback_tiles<Threads, Items> {
   static constexpr int lookback_min_blocks = MinBlocks;
   static constexpr std::int64_t lookback_staged_min_tiles_per_block = 0;
 };
-template <int Threads, int Items>
+template <int Threads, int Items, bool Programmatic = true>
 struct row_block_tiles : forced_policy<linrec::strategy::block_per_row> {
   static constexpr int row_block_threads = Threads;
   static constexpr int row_block_items = Items;
+  static constexpr bool programmatic_launch = Programmatic;
 };
 
 void register_all() {
@@ -180,6 +181,10 @@ void register_all() {
                         shape{1, 1 << 14}, shape{1, 1 << 20}, shape{64, 1 << 20}}) {
     const row_layout layout = row_layout::contiguous(s.rows, s.length);
     add(name("linrec", s), [=](benchmark::State& st) { bench_linrec<linrec::default_policy<float>>(st, layout); });
+    if (s.rows * s.length <= (1 << 20)) {
+      // The same calls captured in a CUDA graph and replayed: no host work between them.
+      add(name("linrec_graph", s), [=](benchmark::State& st) { bench_linrec<linrec::default_policy<float>>(st, layout, true); });
+    }
     add(name("linrec_tiled_lookback", s), [=](benchmark::State& st) { bench_linrec<forced_policy<strategy::tiled_lookback>>(st, layout); });
     add(name("linrec_block_per_row", s), [=](benchmark::State& st) {
       if (s.rows == 1 && s.length > (1 << 20)) st.SkipWithError("one block on one long row: not a contender");
@@ -206,6 +211,7 @@ void register_all() {
       add(name("tune_staged_128x16_s6_d3_mb2", s), [=](benchmark::State& st) { bench_linrec<staged_tiles<128, 16, 6, 3, 2>>(st, layout); });
     }
     if (s.rows >= 1024) {
+      add(name("tune_row_block_128x8_plain_launch", s), [=](benchmark::State& st) { bench_linrec<row_block_tiles<128, 8, false>>(st, layout); });
       add(name("tune_row_block_256x4", s), [=](benchmark::State& st) { bench_linrec<row_block_tiles<256, 4>>(st, layout); });
       add(name("tune_row_block_128x4", s), [=](benchmark::State& st) { bench_linrec<row_block_tiles<128, 4>>(st, layout); });
       add(name("tune_row_block_256x8", s), [=](benchmark::State& st) { bench_linrec<row_block_tiles<256, 8>>(st, layout); });

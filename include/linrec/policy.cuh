@@ -65,6 +65,11 @@ struct default_policy {
   static constexpr int row_warp_block_threads = 256;
   static constexpr int row_warp_items = 2 * vector_items;
 
+  /// block_per_row and warp_per_row: launch with programmatic dependent launch (sm_90 and later;
+  /// no effect before), so the kernel's launch overlaps the end of the kernel ahead of it on the
+  /// stream. Stream order is kept: the kernel waits for its predecessor before touching memory.
+  static constexpr bool programmatic_launch = true;
+
   /// automatic: rows no longer than this go one per warp.
   static constexpr std::int64_t warp_per_row_max_length = 256;
   /// automatic: with at least this many rows (about one block per row resident on an H200's

@@ -4,6 +4,7 @@
 
 #include "../common/gpu_support.cuh"
 
+#include <linrec/detail/programmatic_launch.cuh>
 #include <linrec/linear_recurrence.cuh>
 
 #include <cstdint>
@@ -58,6 +59,12 @@ struct other_reach_policy : forced_policy<T, strategy::tiled_lookback> {
   static constexpr int lookback_tiles_per_lane = default_policy<T>::lookback_tiles_per_lane == 1 ? 3 : 1;
 };
 
+// block_per_row launched without programmatic dependent launch (the default launches with it).
+template <typename T>
+struct plain_launch_policy : forced_policy<T, strategy::block_per_row> {
+  static constexpr bool programmatic_launch = false;
+};
+
 template <typename T, strategy S, typename Policy = forced_policy<T, S>>
 struct config {
   using value_type = T;
@@ -67,6 +74,24 @@ template <typename T, int Stages, int Deferral>
 using staged_config = config<T, strategy::tiled_lookback, staged_policy<T, Stages, Deferral>>;
 template <typename T>
 using other_reach_config = config<T, strategy::tiled_lookback, other_reach_policy<T>>;
+template <typename T>
+using plain_launch_config = config<T, strategy::block_per_row, plain_launch_policy<T>>;
+
+// Copies src into dst only after ~100 us, having first let a kernel launched programmatically
+// behind it start (griddepcontrol.launch_dependents): such a kernel that read its inputs without
+// waiting for this one would read dst before the copy.
+template <typename T>
+__global__ void copy_late(T* dst_a, T* dst_b, const T* src_a, const T* src_b, std::int64_t n) {
+  detail::allow_next_kernel();
+  const long long start = clock64();
+  while (clock64() - start < 200000) {
+  }
+  for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n;
+       i += std::int64_t(gridDim.x) * blockDim.x) {
+    dst_a[i] = src_a[i];
+    dst_b[i] = src_b[i];
+  }
+}
 
 TYPED_TEST_SUITE_P(strategy_test);
 
@@ -233,6 +258,33 @@ TYPED_TEST_P(strategy_test, allocating_overload_matches_reference) {
   expect_matches_reference(p, device_result<T>{h.download(), h_final.download()});
 }
 
+// Stream order holds with the kernel ahead of linear_recurrence still running (and, for the
+// kernels launched programmatically, already letting it start): the inputs it reads are the ones
+// that kernel writes, not the poison before them.
+TYPED_TEST_P(strategy_test, reads_inputs_written_by_the_kernel_ahead_on_the_stream) {
+  using T = typename TestFixture::T;
+  using P = typename TestFixture::P;
+  const auto p = random_problem<T>(row_layout::contiguous(1500, 700), a_dist::minus_one_to_one, true);
+  const std::size_t n = p.extent();
+  device_buffer<T> src_a(n), src_b(n), a(n), b(n), h(n), h0(p.h0.size()), h_final(1500);
+  src_a.upload(p.a);
+  src_b.upload(p.b);
+  h0.upload(p.h0);
+  a.poison();
+  b.poison();
+  h.poison();
+  h_final.poison();
+  cudaStream_t stream;
+  LINREC_CUDA_CHECK(cudaStreamCreate(&stream));
+  copy_late<<<264, 256, 0, stream>>>(a.get(), b.get(), src_a.get(), src_b.get(), std::int64_t(n));
+  LINREC_CUDA_CHECK(cudaGetLastError());
+  const status s = linear_recurrence<T, P>(a.get(), b.get(), h.get(), p.layout, h0.get(), h_final.get(), stream);
+  ASSERT_TRUE(s.ok()) << s.message();
+  LINREC_CUDA_CHECK(cudaStreamSynchronize(stream));
+  LINREC_CUDA_CHECK(cudaStreamDestroy(stream));
+  expect_matches_reference(p, device_result<T>{h.download(), h_final.download()});
+}
+
 REGISTER_TYPED_TEST_SUITE_P(strategy_test, matches_float64_reference_at_warp_and_tile_edges,
                             matches_float64_reference_on_a_long_row,
                             many_tiles_per_block_on_long_rows, many_rows_of_odd_lengths,
@@ -240,7 +292,8 @@ REGISTER_TYPED_TEST_SUITE_P(strategy_test, matches_float64_reference_at_warp_and
                             chunked_runs_chained_through_h_final_equal_one_run,
                             repeated_runs_on_fresh_data_reuse_temporary_storage,
                             zero_length_writes_h0_as_the_final_state, bad_input_touches_no_output,
-                            allocating_overload_matches_reference);
+                            allocating_overload_matches_reference,
+                            reads_inputs_written_by_the_kernel_ahead_on_the_stream);
 
 struct config_name {
   template <typename C>
@@ -256,7 +309,8 @@ struct config_name {
           return type + "tiled_lookback_" + std::to_string(C::policy::lookback_tiles_per_lane) + "_tiles_per_lane";
         }
         return type + "tiled_lookback";
-      case strategy::block_per_row: return type + "block_per_row";
+      case strategy::block_per_row:
+        return type + (C::policy::programmatic_launch ? "block_per_row" : "block_per_row_plain_launch");
       case strategy::warp_per_row: return type + "warp_per_row";
       default: return type + "automatic";
     }

@@ -4,6 +4,7 @@
 
 #include <linrec/block_scan.cuh>
 #include <linrec/detail/problem.cuh>
+#include <linrec/detail/programmatic_launch.cuh>
 #include <linrec/detail/tile_io.cuh>
 
 #include <cstdint>
@@ -17,6 +18,8 @@ __global__ void __launch_bounds__(Threads) block_per_row_kernel(rows_problem<T> 
   __shared__ typename scan::temp_storage storage;
 
   const std::int64_t first = std::int64_t(threadIdx.x) * Items;
+  wait_for_prior_kernels();
+  allow_next_kernel();
   for (std::int64_t row = blockIdx.x; row < p.rows; row += gridDim.x) {
     const std::int64_t row_offset = row * p.row_stride;
     const bool vector_ok = p.vector_ok(row_offset);  // tiles are whole vectors, so one check a row

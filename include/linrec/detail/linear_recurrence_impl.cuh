@@ -6,6 +6,7 @@
 #include <linrec/detail/lookback_kernel.cuh>
 #include <linrec/detail/plan.cuh>
 #include <linrec/detail/problem.cuh>
+#include <linrec/detail/programmatic_launch.cuh>
 #include <linrec/detail/staged_lookback_kernel.cuh>
 #include <linrec/detail/validate.cuh>
 #include <linrec/detail/warp_per_row_kernel.cuh>
@@ -150,18 +151,17 @@ status launch_tiled_lookback(const plan& pl, void* temp, const rows_problem<T>& 
 
 template <typename Policy, typename T>
 status launch_block_per_row(const rows_problem<T>& p, cudaStream_t stream) {
-  block_per_row_kernel<Policy::row_block_threads, Policy::row_block_items>
-      <<<grid_blocks(p.rows), Policy::row_block_threads, 0, stream>>>(p);
-  return status(cudaPeekAtLastError());
+  return status(launch_kernel(block_per_row_kernel<Policy::row_block_threads, Policy::row_block_items, T>,
+                              grid_blocks(p.rows), Policy::row_block_threads, 0, stream,
+                              Policy::programmatic_launch, p));
 }
 
 template <typename Policy, typename T>
 status launch_warp_per_row(const rows_problem<T>& p, cudaStream_t stream) {
   constexpr std::int64_t warps_per_block = Policy::row_warp_block_threads / 32;
-  warp_per_row_kernel<Policy::row_warp_block_threads, Policy::row_warp_items>
-      <<<grid_blocks((p.rows + warps_per_block - 1) / warps_per_block),
-         Policy::row_warp_block_threads, 0, stream>>>(p);
-  return status(cudaPeekAtLastError());
+  return status(launch_kernel(warp_per_row_kernel<Policy::row_warp_block_threads, Policy::row_warp_items, T>,
+                              grid_blocks((p.rows + warps_per_block - 1) / warps_per_block),
+                              Policy::row_warp_block_threads, 0, stream, Policy::programmatic_launch, p));
 }
 
 // Enqueues a validated problem; `temp` is 16-byte aligned and large enough for `pl`.

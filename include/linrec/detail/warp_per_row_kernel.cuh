@@ -3,6 +3,7 @@
 #pragma once
 
 #include <linrec/detail/problem.cuh>
+#include <linrec/detail/programmatic_launch.cuh>
 #include <linrec/detail/thread_scan.cuh>
 #include <linrec/detail/tile_io.cuh>
 #include <linrec/warp_scan.cuh>
@@ -21,6 +22,8 @@ __global__ void __launch_bounds__(BlockThreads) warp_per_row_kernel(rows_problem
   const int lane = warp_scan<affine<T>>::lane();
   const std::int64_t first = std::int64_t(lane) * Items;
 
+  wait_for_prior_kernels();
+  allow_next_kernel();
   const std::int64_t warp = std::int64_t(blockIdx.x) * warps_per_block + (threadIdx.x >> 5);
   const std::int64_t warps = std::int64_t(gridDim.x) * warps_per_block;
   for (std::int64_t row = warp; row < p.rows; row += warps) {
