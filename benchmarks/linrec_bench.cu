@@ -162,6 +162,7 @@ template <int Threads, int Items, bool Programmatic = true>
 struct row_block_tiles : forced_policy<linrec::strategy::block_per_row> {
   static constexpr int row_block_threads = Threads;
   static constexpr int row_block_items = Items;
+  static constexpr std::int64_t row_block_short_max_length = 0;  // this shape at every length
   static constexpr bool programmatic_launch = Programmatic;
 };
 

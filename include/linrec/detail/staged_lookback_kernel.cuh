@@ -189,7 +189,10 @@ __device__ __forceinline__ void staged_lookback_tiles(const rows_problem<T>& p,
       }
       io::write(stages[s], items);  // each thread its own slots, so it rereads them unsynchronized
     }
-    if (k < Deferral) continue;
+    if (k < Deferral) {
+      __syncthreads();  // the scan storage is read by all before the next round's scan rewrites it
+      continue;
+    }
 
     // The tile scanned Deferral rounds ago: its prefix, its output, and a new tile for its stage.
     const int held_stage = static_cast<int>((k - Deferral) % Stages);
