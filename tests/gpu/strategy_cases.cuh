@@ -258,9 +258,10 @@ TYPED_TEST_P(strategy_test, allocating_overload_matches_reference) {
   expect_matches_reference(p, device_result<T>{h.download(), h_final.download()});
 }
 
-// Stream order holds with the kernel ahead of linear_recurrence still running (and, for the
-// kernels launched programmatically, already letting it start): the inputs it reads are the ones
-// that kernel writes, not the poison before them.
+// Stream order holds with the kernel ahead of linear_recurrence writing the inputs late, after
+// letting a programmatically launched successor start: the inputs read are the ones it writes, not
+// the poison before them. (On the H200 a build without linrec's griddepcontrol.wait still passed:
+// the successor did not start early there, so this guards stream order, not the wait itself.)
 TYPED_TEST_P(strategy_test, reads_inputs_written_by_the_kernel_ahead_on_the_stream) {
   using T = typename TestFixture::T;
   using P = typename TestFixture::P;
