@@ -86,15 +86,15 @@ inline cudaStream_t bench_stream() {
   return stream;
 }
 
-// Host milliseconds per call that the last time_batch spent enqueueing: when it comes near the
-// device time per call, the batch measured the host, not the GPU.
-inline double& last_enqueue_ms() {
-  static double ms = 0;
-  return ms;
-}
+// Milliseconds per call of a batch: on the device (CUDA events), and on the host enqueueing it.
+// When the host time comes near the device time, the batch measured the host, not the GPU.
+struct batch_time {
+  double device_ms;
+  double enqueue_ms;
+};
 
-// Milliseconds per call of `call(copy_index)`, over a batch of `calls` calls.
-inline double time_batch(const std::function<void(int)>& call, int calls, int copies) {
+// Times a batch of `calls` calls of `call(copy_index)`.
+inline batch_time time_batch(const std::function<void(int)>& call, int calls, int copies) {
   static cudaEvent_t start = nullptr, stop = nullptr;
   if (start == nullptr) {
     CHECK(cudaEventCreate(&start));
@@ -103,14 +103,14 @@ inline double time_batch(const std::function<void(int)>& call, int calls, int co
   CHECK(cudaEventRecord(start, bench_stream()));
   const auto host_start = std::chrono::steady_clock::now();
   for (int i = 0; i < calls; ++i) call(i % copies);
-  last_enqueue_ms() =
+  const double enqueue_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - host_start).count() / calls;
   CHECK(cudaEventRecord(stop, bench_stream()));
   CHECK(cudaEventSynchronize(stop));
   CHECK(cudaGetLastError());
   float ms = 0;
   CHECK(cudaEventElapsedTime(&ms, start, stop));
-  return double(ms) / calls;
+  return {double(ms) / calls, enqueue_ms};
 }
 
 // The same batch captured once into a CUDA graph: each time_batch of the returned call replays it
@@ -155,7 +155,7 @@ inline double copy_roofline_ms(std::int64_t elements) {
   const int calls = calls_per_batch(12 * elements);
   time_batch(call, calls, copies);  // warm-up
   std::vector<double> times;
-  for (int i = 0; i < 30; ++i) times.push_back(time_batch(call, calls, copies));
+  for (int i = 0; i < 30; ++i) times.push_back(time_batch(call, calls, copies).device_ms);
   for (int c = 0; c < copies; ++c) cudaFree(src[c]), cudaFree(dst[c]);
   return cache[elements] = median(times);
 }
@@ -181,9 +181,10 @@ inline void run_timed(benchmark::State& state, const std::function<void(int)>& c
   time_batch(batch, launches, sets.copies);
   std::vector<double> ms, enqueue_ms;
   for (auto _ : state) {
-    const double t = time_batch(batch, launches, sets.copies) * launches / calls;
+    const batch_time per_launch = time_batch(batch, launches, sets.copies);
+    const double t = per_launch.device_ms * launches / calls;
     ms.push_back(t);
-    enqueue_ms.push_back(last_enqueue_ms() * launches / calls);
+    enqueue_ms.push_back(per_launch.enqueue_ms * launches / calls);
     state.SetIterationTime(t * 1e-3);
   }
   report(state, ms, sets.elements, median(enqueue_ms));

@@ -149,16 +149,18 @@ status launch_tiled_lookback(const plan& pl, void* temp, const rows_problem<T>& 
   }
 }
 
+template <typename Policy, int Threads, int Items, typename T>
+status launch_block_per_row_tiles(const rows_problem<T>& p, cudaStream_t stream) {
+  return status(launch_kernel(block_per_row_kernel<Threads, Items, T>, grid_blocks(p.rows), Threads, 0, stream,
+                              Policy::programmatic_launch, p));
+}
+
 template <typename Policy, typename T>
 status launch_block_per_row(const rows_problem<T>& p, cudaStream_t stream) {
   if (p.length <= Policy::row_block_short_max_length) {
-    return status(launch_kernel(block_per_row_kernel<Policy::row_block_short_threads, Policy::row_block_short_items, T>,
-                                grid_blocks(p.rows), Policy::row_block_short_threads, 0, stream,
-                                Policy::programmatic_launch, p));
+    return launch_block_per_row_tiles<Policy, Policy::row_block_short_threads, Policy::row_block_short_items>(p, stream);
   }
-  return status(launch_kernel(block_per_row_kernel<Policy::row_block_threads, Policy::row_block_items, T>,
-                              grid_blocks(p.rows), Policy::row_block_threads, 0, stream,
-                              Policy::programmatic_launch, p));
+  return launch_block_per_row_tiles<Policy, Policy::row_block_threads, Policy::row_block_items>(p, stream);
 }
 
 template <typename Policy, typename T>
