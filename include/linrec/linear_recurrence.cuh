@@ -22,6 +22,10 @@ namespace linrec {
 /// call's h_final as the next call's h0 continues the sequence: chunked runs equal one run over the
 /// concatenation, up to rounding.
 ///
+/// With `layout.reverse`, every row runs backwards: h[r, t] = a[r, t] * h[r, t+1] + b[r, t] with
+/// h[r, length] = h0[r] (or 0) and h_final[r] = h[r, 0]; chunks then chain from the last to the
+/// first. The data is read in place, with no flipped copies, on every strategy.
+///
 /// - T: float or double; the scan runs in T.
 /// - In place: h may be the same array as a or as b; any other overlap with them is an error.
 /// - Temporary storage, CUB-style: with d_temp_storage == nullptr, only sets temp_storage_bytes
@@ -57,6 +61,7 @@ constexpr strategy chosen_strategy(row_layout layout) noexcept;
 /// with each operand's element (b, t, c) where its strides in `layout` put it (so no transposes:
 /// [batch, time, channels], [time, batch, channels], broadcast a, or two views into one gate
 /// tensor all work as they are), and h_final[b*C + c] = h[b, length-1, c] if h_final is given.
+/// `layout.reverse` runs time backwards, as for rows (h0 is then h[b, length, c], h_final h[b, 0, c]).
 ///
 /// - Paths, from the strides (see chosen_strategy):
 ///   - time contiguous and the three operands alike, with sequences at one row stride (e.g.

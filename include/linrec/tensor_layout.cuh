@@ -28,6 +28,9 @@ struct tensor_strides {
 /// views into one gate tensor, and h may have its own layout. h's strides must give every element
 /// its own place. h0 and h_final, where given, hold one value per (b, c) at b * channels + c.
 ///
+/// `reverse` runs time backwards, from step length-1 to step 0: h[b, t, c] = a[b, t, c] *
+/// h[b, t+1, c] + b[b, t, c], with h0 the state after the last step and h_final the state at step 0.
+///
 /// The named constructors cover the common layouts with all three operands alike:
 /// `batch_time_channels` is PyTorch's batch_first `x[b][t][c]`, `time_batch_channels` is
 /// cuDNN's time-major `x[t][b][c]`, `batch_channels_time` is time-contiguous `x[b][c][t]`.
@@ -36,6 +39,7 @@ struct tensor_layout {
   std::int64_t length = 0;
   std::int64_t channels = 1;
   tensor_strides a{}, b{}, h{};
+  bool reverse = false;
 
   constexpr tensor_layout() noexcept = default;
   /// All six members: with no shorter form, a braced `{rows, length, row_stride}` argument still
@@ -63,6 +67,13 @@ struct tensor_layout {
   static constexpr tensor_layout batch_channels_time(std::int64_t batch, std::int64_t length,
                                                      std::int64_t channels) noexcept {
     return uniform(batch, length, channels, {channels * length, 1, length});
+  }
+
+  /// The same layout, scanned backwards in time.
+  constexpr tensor_layout reversed() const noexcept {
+    tensor_layout l = *this;
+    l.reverse = true;
+    return l;
   }
 
   /// Recurrences (batch × channels).

@@ -44,7 +44,8 @@ struct host_problem {
   std::size_t extent() const { return a.size(); }
   std::string describe() const {
     return "rows=" + std::to_string(layout.rows) + " length=" + std::to_string(layout.length) +
-           " row_stride=" + std::to_string(layout.row_stride) + " h0=" + (h0.empty() ? "no" : "yes") +
+           " row_stride=" + std::to_string(layout.row_stride) +
+           (layout.reverse ? " reverse" : "") + " h0=" + (h0.empty() ? "no" : "yes") +
            " seed=" + std::to_string(seed);
   }
 };

@@ -14,8 +14,9 @@ namespace linrec::testing {
 template <typename T>
 using reference_t = std::conditional_t<std::is_same_v<T, double>, long double, double>;
 
-/// Sequential recurrence over every row of `layout`, carried in Acc. Gap elements of the output
-/// (row_stride > length) are left at zero; `final` gets h[r, length-1] (or h0 for length 0).
+/// Sequential recurrence over every row of `layout`, carried in Acc, from step 0 up (or from
+/// length-1 down when layout.reverse). Gap elements of the output (row_stride > length) are left
+/// at zero; `final` gets the state after the row's last step in scan order (or h0 for length 0).
 template <typename Acc, typename T>
 std::vector<Acc> sequential(const std::vector<T>& a, const std::vector<T>& b, const row_layout& layout,
                             const std::vector<T>& h0, std::vector<Acc>* final = nullptr) {
@@ -23,7 +24,8 @@ std::vector<Acc> sequential(const std::vector<T>& a, const std::vector<T>& b, co
   if (final != nullptr) final->assign(std::size_t(layout.rows), Acc(0));
   for (std::int64_t r = 0; r < layout.rows; ++r) {
     Acc state = h0.empty() ? Acc(0) : Acc(h0[std::size_t(r)]);
-    for (std::int64_t t = 0; t < layout.length; ++t) {
+    for (std::int64_t k = 0; k < layout.length; ++k) {
+      const std::int64_t t = layout.reverse ? layout.length - 1 - k : k;
       const std::size_t i = std::size_t(r * layout.row_stride + t);
       state = Acc(a[i]) * state + Acc(b[i]);
       h[i] = state;

@@ -45,7 +45,7 @@ struct tensor_problem {
     return "batch=" + std::to_string(layout.batch) + " length=" + std::to_string(layout.length) +
            " channels=" + std::to_string(layout.channels) + " a" + str(layout.a) + "@" + std::to_string(a_at) +
            " b" + str(layout.b) + "@" + std::to_string(b_at) + " h" + str(layout.h) +
-           " h0=" + (h0.empty() ? "no" : "yes") + " seed=" + std::to_string(seed);
+           (layout.reverse ? " reverse" : "") + " h0=" + (h0.empty() ? "no" : "yes") + " seed=" + std::to_string(seed);
   }
 };
 
@@ -85,8 +85,8 @@ tensor_problem<T> random_tensor_problem(const tensor_layout& layout, a_dist dist
   return p;
 }
 
-/// The recurrence along time for every (batch, channel), in Acc, at h's offsets; `final` gets
-/// one value per (batch, channel).
+/// The recurrence along time for every (batch, channel), in Acc, at h's offsets (backwards in time
+/// when layout.reverse); `final` gets one value per (batch, channel).
 template <typename Acc, typename T>
 std::vector<Acc> tensor_sequential(const tensor_problem<T>& p, std::vector<Acc>* final = nullptr) {
   const tensor_layout& l = p.layout;
@@ -95,7 +95,8 @@ std::vector<Acc> tensor_sequential(const tensor_problem<T>& p, std::vector<Acc>*
   for (std::int64_t bi = 0; bi < l.batch; ++bi) {
     for (std::int64_t c = 0; c < l.channels; ++c) {
       Acc state = p.h0.empty() ? Acc(0) : Acc(p.h0[std::size_t(bi * l.channels + c)]);
-      for (std::int64_t t = 0; t < l.length; ++t) {
+      for (std::int64_t k = 0; k < l.length; ++k) {
+        const std::int64_t t = l.reverse ? l.length - 1 - k : k;
         state = Acc(p.a(bi, t, c)) * state + Acc(p.b(bi, t, c));
         h[std::size_t(l.h.offset(bi, t, c))] = state;
       }

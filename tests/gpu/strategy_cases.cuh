@@ -187,6 +187,68 @@ TYPED_TEST_P(strategy_test, chunked_runs_chained_through_h_final_equal_one_run) 
   EXPECT_LE(diff.rel_l2, 64 * std::numeric_limits<T>::epsilon());
 }
 
+// Reverse scans: h[t] = a[t] h[t+1] + b[t] from the row's end, h0 after the last step, h_final
+// at step 0; the same edges, strides (the reverse vector path needs each row's *end* aligned) and
+// aliasing as forward.
+TYPED_TEST_P(strategy_test, reverse_matches_float64_reference) {
+  using T = typename TestFixture::T;
+  using P = typename TestFixture::P;
+  constexpr std::int64_t step = step_items<T, P>();
+  for (std::int64_t length : {std::int64_t(1), std::int64_t(2), std::int64_t(31), std::int64_t(33), step - 1,
+                              step, step + 1, 5 * step + 7}) {
+    SCOPED_TRACE(length);
+    this->check(row_layout::contiguous(1, length).reversed());
+    this->check(row_layout::contiguous(3, length).reversed(), a_dist::minus_one_to_one, false);
+  }
+  this->check(row_layout::contiguous(2, (std::int64_t(1) << 20) + 7).reversed(), a_dist::long_memory, true);
+  this->check(row_layout{40, 100, 128}.reversed());                 // every row's end aligned
+  this->check(row_layout{7, 2 * step, 2 * step + 1}.reversed());    // ends misaligned: scalar paths
+  this->check(row_layout{5, step + 3, step + 3 + 13}.reversed(), a_dist::minus_one_to_one);
+  this->check(row_layout::contiguous(3, 4 * step + 5).reversed(), a_dist::half_to_one, true, aliasing::h_is_b);
+  this->check(row_layout::contiguous(3, 4 * step + 4).reversed(), a_dist::half_to_one, false, aliasing::h_is_a);
+  for (std::int64_t rows : {33, 1000}) this->check(row_layout::contiguous(rows, 1001).reversed());
+}
+
+// Backwards in chunks: the last chunk first, each later call seeded with the h_final (the state at
+// its chunk's first step) of the call before, equals one reverse run.
+TYPED_TEST_P(strategy_test, reverse_chunked_runs_chained_through_h_final_equal_one_run) {
+  using T = typename TestFixture::T;
+  using P = typename TestFixture::P;
+  constexpr std::int64_t step = step_items<T, P>();
+  const std::int64_t rows = 3, length = 6 * step + 11;
+  const auto whole = random_problem<T>(row_layout::contiguous(rows, length).reversed(), a_dist::long_memory, true);
+  const auto whole_out = run_on_device<T, P>(whole);
+  expect_matches_reference(whole, whole_out);
+
+  const std::int64_t cuts[] = {0, step + 1, 4 * step - 3, length};
+  std::vector<T> h0 = whole.h0;
+  std::vector<T> chained(std::size_t(rows * length));
+  for (int c = 2; c >= 0; --c) {
+    const std::int64_t begin = cuts[c], size = cuts[c + 1] - cuts[c];
+    host_problem<T> chunk;
+    chunk.layout = row_layout::contiguous(rows, size).reversed();
+    chunk.h0 = h0;
+    chunk.seed = whole.seed;
+    for (std::int64_t r = 0; r < rows; ++r) {
+      for (std::int64_t t = 0; t < size; ++t) {
+        chunk.a.push_back(whole.a[std::size_t(r * length + begin + t)]);
+        chunk.b.push_back(whole.b[std::size_t(r * length + begin + t)]);
+      }
+    }
+    const auto out = run_on_device<T, P>(chunk);
+    expect_all_written(chunk, out.h);
+    for (std::int64_t r = 0; r < rows; ++r) {
+      for (std::int64_t t = 0; t < size; ++t) {
+        chained[std::size_t(r * length + begin + t)] = out.h[std::size_t(r * size + t)];
+      }
+    }
+    h0 = out.h_final;
+  }
+  expect_matches_reference(whole, device_result<T>{chained, h0});
+  const auto diff = compare(chained, whole_out.h, whole.layout);
+  EXPECT_LE(diff.rel_l2, 64 * std::numeric_limits<T>::epsilon());
+}
+
 TYPED_TEST_P(strategy_test, repeated_runs_on_fresh_data_reuse_temporary_storage) {
   using T = typename TestFixture::T;
   using P = typename TestFixture::P;
@@ -294,7 +356,9 @@ REGISTER_TYPED_TEST_SUITE_P(strategy_test, matches_float64_reference_at_warp_and
                             repeated_runs_on_fresh_data_reuse_temporary_storage,
                             zero_length_writes_h0_as_the_final_state, bad_input_touches_no_output,
                             allocating_overload_matches_reference,
-                            reads_inputs_written_by_the_kernel_ahead_on_the_stream);
+                            reads_inputs_written_by_the_kernel_ahead_on_the_stream,
+                            reverse_matches_float64_reference,
+                            reverse_chunked_runs_chained_through_h_final_equal_one_run);
 
 struct config_name {
   template <typename C>

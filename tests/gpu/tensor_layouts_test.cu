@@ -254,6 +254,70 @@ TYPED_TEST(tensor_layouts_test, channel_walk_matches_reference) {
   this->check(many);
 }
 
+// Backwards in time on every path: rows (time contiguous), channel walk, channel tiles (look-back
+// over chunks taken from the end), element-wise accesses, broadcast a and fused gate views.
+TYPED_TEST(tensor_layouts_test, reverse_matches_float64_reference_on_every_path) {
+  using T = TypeParam;
+  using Forced = typename TestFixture::forced_channel_tiles;
+  const std::int64_t steps = this->tile_steps(64);
+  for (const std::int64_t length : {std::int64_t(1), steps - 1, steps + 1, 7 * steps + 3}) {
+    SCOPED_TRACE(length);
+    this->check(tensor_layout::batch_time_channels(2, length, 64).reversed());
+    this->check(tensor_layout::time_batch_channels(3, length, 33).reversed(), a_dist::minus_one_to_one, false);
+    this->check(tensor_layout::batch_channels_time(2, length, 5).reversed(), a_dist::long_memory);
+    this->template check<Forced>(tensor_layout::batch_channels_time(1, length, 3).reversed());
+    this->template check<walk_policy<T>>(tensor_layout::batch_time_channels(2, length, 1000).reversed());
+  }
+  this->check(tensor_layout::batch_time_channels(1, (1 << 16) + 5, 64).reversed(), a_dist::long_memory);
+  this->check(tensor_layout::batch_time_channels(2, 130, 67).reversed(), a_dist::half_to_one, true, -1, 1);
+  this->template check<walk_policy<T>>(tensor_layout::time_batch_channels(2, 130, 67).reversed(), a_dist::half_to_one,
+                                       true, -1, 1);
+  tensor_layout broadcast = tensor_layout::batch_time_channels(3, 200, 40).reversed();
+  broadcast.a.batch = 0;
+  this->check(broadcast);
+  const std::int64_t B = 2, L = 150, C = 48;  // a and b: halves of one gate tensor [B, L, 2C]
+  const tensor_strides gate{L * 2 * C, 2 * C, 1};
+  this->check(tensor_layout{B, L, C, gate, gate, {L * C, C, 1}}.reversed(), a_dist::half_to_one, true, C);
+}
+
+// Backwards in two chunks: the later half first, its h_final (the state at its first step) the
+// h0 of the earlier half.
+TYPED_TEST(tensor_layouts_test, reverse_chunked_runs_equal_one_run) {
+  using T = TypeParam;
+  for (const tensor_layout& whole : {tensor_layout::batch_time_channels(3, 1000, 45).reversed(),
+                                    tensor_layout::time_batch_channels(2, 777, 130).reversed(),
+                                    tensor_layout::batch_channels_time(2, 5000, 3).reversed()}) {
+    const auto p = random_tensor_problem<T>(whole);
+    const std::int64_t split = 389;
+    tensor_problem<T> early = p, late = p;
+    early.layout.length = split;
+    late.layout.length = whole.length - split;
+    late.a_at += split * whole.a.time;
+    late.b_at += split * whole.b.time;
+    const auto out_late = run_tensor_on_device<T>(late);
+    early.h0 = out_late.h_final;
+    const auto out_early = run_tensor_on_device<T>(early);
+    std::vector<reference_t<T>> ref_final;
+    const auto ref = tensor_sequential<reference_t<T>>(p, &ref_final);
+    const auto loop_err = tensor_compare(tensor_sequential<T>(p), ref, whole);
+    double worst = 0;
+    for (std::int64_t bi = 0; bi < whole.batch; ++bi) {
+      for (std::int64_t t = 0; t < whole.length; ++t) {
+        for (std::int64_t c = 0; c < whole.channels; ++c) {
+          const double got = t < split ? double(out_early.h[std::size_t(early.layout.h.offset(bi, t, c))])
+                                       : double(out_late.h[std::size_t(late.layout.h.offset(bi, t - split, c))]);
+          worst = std::fmax(worst, std::fabs(got - double(ref[std::size_t(whole.h.offset(bi, t, c))])));
+        }
+      }
+    }
+    const double floor = 8 * std::numeric_limits<T>::epsilon() * loop_err.ref_max;
+    EXPECT_LE(worst, std::max(2 * loop_err.max_abs, floor)) << p.describe();
+    for (std::size_t i = 0; i < ref_final.size(); ++i) {
+      EXPECT_LE(std::fabs(double(out_early.h_final[i]) - double(ref_final[i])), std::max(2 * loop_err.max_abs, floor));
+    }
+  }
+}
+
 TYPED_TEST(tensor_layouts_test, repeated_runs_on_fresh_data) {
   for (int run = 0; run < 4; ++run) this->check(tensor_layout::batch_time_channels(2, 2000, 129), a_dist::minus_one_to_one);
 }

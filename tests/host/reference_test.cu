@@ -41,6 +41,29 @@ TEST(reference, leaves_gaps_alone_and_reports_final_states) {
   }
 }
 
+TEST(reference, reverse_is_forward_over_the_flipped_rows) {
+  const auto p = random_problem<double>({3, 37, 40}, a_dist::minus_one_to_one, true);
+  host_problem<double> flipped = p;
+  for (std::int64_t r = 0; r < 3; ++r) {
+    for (std::int64_t t = 0; t < 37; ++t) {
+      flipped.a[std::size_t(r * 40 + t)] = p.a[std::size_t(r * 40 + 36 - t)];
+      flipped.b[std::size_t(r * 40 + t)] = p.b[std::size_t(r * 40 + 36 - t)];
+    }
+  }
+  std::vector<long double> final_reverse, final_forward;
+  const auto reverse = sequential<long double>(p.a, p.b, p.layout.reversed(), p.h0, &final_reverse);
+  const auto forward = sequential<long double>(flipped.a, flipped.b, flipped.layout, flipped.h0, &final_forward);
+  for (std::int64_t r = 0; r < 3; ++r) {
+    EXPECT_EQ(final_reverse[std::size_t(r)], final_forward[std::size_t(r)]);
+    EXPECT_EQ(final_reverse[std::size_t(r)], reverse[std::size_t(r * 40)]);  // the state at step 0
+    for (std::int64_t t = 0; t < 37; ++t) {
+      EXPECT_EQ(reverse[std::size_t(r * 40 + t)], forward[std::size_t(r * 40 + 36 - t)]);
+    }
+  }
+  // And the first step taken is the last one: h[36] = a[36] h0 + b[36].
+  EXPECT_EQ(reverse[36], p.a[36] * (long double)p.h0[0] + p.b[36]);
+}
+
 TEST(reference, error_metrics_measure_what_they_claim) {
   const row_layout layout = row_layout::contiguous(1, 4);
   const std::vector<double> ref{3.0, -4.0, 1.0, 2.0};

@@ -177,7 +177,7 @@ status enqueue(const plan& pl, void* temp, const T* a, const T* b, T* h, const r
                const T* h0, T* h_final, cudaStream_t stream) {
   if (layout.rows == 0) return {};
   if (layout.length == 0) return write_initial_as_final(h0, h_final, layout.rows, stream);
-  const rows_problem<T> p{a, b, h, h0, h_final, layout.rows, layout.length, layout.row_stride};
+  const rows_problem<T> p{a, b, h, h0, h_final, layout.rows, layout.length, layout.row_stride, layout.reverse};
   // A policy that forces a strategy instantiates only that strategy's kernel.
   constexpr auto may_take = [](strategy s) {
     return Policy::forced == strategy::automatic || Policy::forced == s;

@@ -25,7 +25,7 @@ __device__ __forceinline__ tile_place locate_tile(const rows_problem<T>& p, std:
   tile_place t;
   t.row = tile_quotient(tile, tiles_per_row);
   t.tile_in_row = tile - t.row * tiles_per_row;
-  t.offset = t.row * p.row_stride + t.tile_in_row * TileItems;
+  t.offset = p.offset(t.row, t.tile_in_row * TileItems);
   t.valid = min(TileItems, p.length - t.tile_in_row * TileItems);
   t.vector_ok = p.vector_ok(t.offset);
   return t;
@@ -78,7 +78,7 @@ __device__ __forceinline__ affine<T> resolve_published(
 template <int Items, typename T>
 __device__ __forceinline__ void store_tile(const rows_problem<T>& p, const tile_place& place, std::int64_t first,
                                            std::int64_t tiles_per_row, const affine<T> (&items)[Items]) {
-  store_items(p.h + place.offset, first, place.valid, place.vector_ok, items);
+  store_items(p.h + place.offset, first, place.valid, place.vector_ok, items, p.direction());
   if (p.h_final != nullptr && place.tile_in_row == tiles_per_row - 1) {
     store_final(p.h_final + place.row, first, place.valid, items);
   }
@@ -101,7 +101,7 @@ __global__ void __launch_bounds__(Threads)
     id = claim_tile(status, shared_tile);
     if (id < tiles) {
       place = locate_tile<tile_items>(p, id, tiles_per_row);
-      load_items(p.a + place.offset, p.b + place.offset, first, place.valid, place.vector_ok, into);
+      load_items(p.a + place.offset, p.b + place.offset, first, place.valid, place.vector_ok, into, p.direction());
     }
   };
   // Scans a loaded tile with its carry-in from the look-back and stores it.
@@ -161,7 +161,7 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
     V items[Items];
     if (tile < tiles) {
       place = locate_tile<tile_items>(p, tile, tiles_per_row);
-      load_items(p.a + place.offset, p.b + place.offset, first, place.valid, place.vector_ok, items);
+      load_items(p.a + place.offset, p.b + place.offset, first, place.valid, place.vector_ok, items, p.direction());
     }
     if (holding) {
       // The held tile: its prefix (while the new tile's loads are in flight), then its output.

@@ -135,9 +135,11 @@ __device__ __forceinline__ void staged_lookback_tiles(const rows_problem<T>& p,
   const std::int64_t first = std::int64_t(threadIdx.x) * Items;
   const affine_scan_op op;
   // Whole tiles whose a and b are 16-byte aligned go through the copy engine; the rest (a row's
-  // last tile, rows that start unaligned) are read from global memory by the threads.
+  // last tile, rows that start unaligned, every tile of a reverse scan, whose steps run against
+  // the copy's order) are read from global memory by the threads.
   const auto bulk_ok = [&](const tile_place& place) {
-    return place.valid == tile_items && aligned16(p.a + place.offset) && aligned16(p.b + place.offset);
+    return !p.reverse && place.valid == tile_items && aligned16(p.a + place.offset) &&
+           aligned16(p.b + place.offset);
   };
   // Thread 0: gives stage s tile `id` and starts its copies.
   const auto fill = [&](int s, std::int64_t id) {
@@ -179,7 +181,8 @@ __device__ __forceinline__ void staged_lookback_tiles(const rows_problem<T>& p,
       if (bulk_ok(place)) {
         io::read(stages[s], items);
       } else {
-        load_items(p.a + place.offset, p.b + place.offset, first, place.valid, place.vector_ok, items);
+        load_items(p.a + place.offset, p.b + place.offset, first, place.valid, place.vector_ok, items,
+                   p.direction());
       }
       V aggregate;
       scan(scan_storage).inclusive_scan(items, aggregate);

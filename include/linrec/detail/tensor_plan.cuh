@@ -31,7 +31,7 @@ constexpr std::optional<row_layout> as_rows(const tensor_layout& l) noexcept {
     row_stride = s.batch;
   }
   if (row_stride < l.length) return std::nullopt;  // only when one sequence: any stride is fine
-  return row_layout{l.batch * l.channels, l.length, row_stride};
+  return row_layout{l.batch * l.channels, l.length, row_stride, l.reverse};
 }
 
 /// The policy a tensor layout's rows run under: forcing channel_tiles means nothing to rows.

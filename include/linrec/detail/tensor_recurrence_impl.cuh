@@ -67,8 +67,15 @@ status enqueue_tensor(const tensor_plan& pl, void* temp, const T* a, const T* b,
   if (!channels) return enqueue<T, row_policy<Policy>>(pl.row_plan, temp, a, b, h, pl.rows, h0, h_final, stream);
   if (l.batch == 0 || l.channels == 0) return {};
   if (l.length == 0) return write_initial_as_final(h0, h_final, l.batch * l.channels, stream);
+  // Backwards in time is forwards from the last step with the time strides negated.
+  tensor_layout walked = l;
+  if (l.reverse) {
+    const std::int64_t last = l.length - 1;
+    a += last * l.a.time, b += last * l.b.time, h += last * l.h.time;
+    walked.a.time = -l.a.time, walked.b.time = -l.b.time, walked.h.time = -l.h.time;
+  }
   const channel_problem<T> p{a, b, h, h0, h_final, l.batch, l.length, l.channels,
-                             l.a, l.b, l.h, vectors_fit(a, b, h, l)};
+                             walked.a, walked.b, walked.h, vectors_fit(a, b, h, walked)};
   if (pl.chosen == strategy::channel_walk) return launch_channel_walk<Policy>(pl, p, stream);
   return launch_channel_tiles<Policy>(pl, temp, p, stream);
 }

@@ -28,13 +28,26 @@ __host__ __device__ __forceinline__ bool aligned16(const T* p) {
   return (reinterpret_cast<std::uintptr_t>(p) & 15u) == 0;
 }
 
+/// Which way a run's steps lie in memory: step i of a run based at `p` is p[i] forward and p[-i]
+/// in reverse (a reverse scan reads each row from its end, with no flipped copy).
+struct time_direction {
+  bool reverse = false;
+
+  /// Where the vector holding steps i..i+width-1 starts in memory: the lowest address.
+  template <int Width>
+  __host__ __device__ __forceinline__ std::int64_t vector_start(std::int64_t i) const {
+    return reverse ? -i - (Width - 1) : i;
+  }
+  __host__ __device__ __forceinline__ std::int64_t at(std::int64_t i) const { return reverse ? -i : i; }
+};
+
 /// Loads items first..first+Items-1 of (a, b) into `items`; positions at or past `valid` become
-/// the identity, so they leave a scan unchanged. `vector_ok` says a and b are 16-byte aligned at
-/// item 0 of the tile (and `first` is a multiple of the vector width).
+/// the identity, so they leave a scan unchanged. `vector_ok` says the vectors the run's steps
+/// fill are 16-byte aligned in a and b (and `first` is a multiple of the vector width).
 template <int Items, typename T>
 __device__ __forceinline__ void load_items(const T* a, const T* b, std::int64_t first,
                                            std::int64_t valid, bool vector_ok,
-                                           affine<T> (&items)[Items]) {
+                                           affine<T> (&items)[Items], time_direction dir = {}) {
   using vec = vector16<T>;
   constexpr int width = vec::width;
   static_assert(Items % width == 0, "items per thread must fill whole 16-byte vectors");
@@ -42,17 +55,22 @@ __device__ __forceinline__ void load_items(const T* a, const T* b, std::int64_t 
   for (int c = 0; c < Items / width; ++c) {
     const std::int64_t index = first + c * width;
     if (vector_ok && index + width <= valid) {
-      const auto va = *reinterpret_cast<const typename vec::type*>(a + index);
-      const auto vb = *reinterpret_cast<const typename vec::type*>(b + index);
+      const std::int64_t start = dir.vector_start<width>(index);
+      const auto va = *reinterpret_cast<const typename vec::type*>(a + start);
+      const auto vb = *reinterpret_cast<const typename vec::type*>(b + start);
       const T* ea = reinterpret_cast<const T*>(&va);
       const T* eb = reinterpret_cast<const T*>(&vb);
+      // Constant indices on both sides of the choice keep the vectors in registers.
 #pragma unroll
-      for (int k = 0; k < width; ++k) items[c * width + k] = {ea[k], eb[k]};
+      for (int k = 0; k < width; ++k) {
+        items[c * width + k] = dir.reverse ? affine<T>{ea[width - 1 - k], eb[width - 1 - k]}
+                                           : affine<T>{ea[k], eb[k]};
+      }
     } else {
 #pragma unroll
       for (int k = 0; k < width; ++k) {
-        items[c * width + k] =
-            index + k < valid ? affine<T>{a[index + k], b[index + k]} : affine<T>::identity();
+        const std::int64_t at = dir.at(index + k);
+        items[c * width + k] = index + k < valid ? affine<T>{a[at], b[at]} : affine<T>::identity();
       }
     }
   }
@@ -61,7 +79,8 @@ __device__ __forceinline__ void load_items(const T* a, const T* b, std::int64_t 
 /// Stores the b-part of items (the recurrence's h) for positions below `valid`.
 template <int Items, typename T>
 __device__ __forceinline__ void store_items(T* h, std::int64_t first, std::int64_t valid,
-                                            bool vector_ok, const affine<T> (&items)[Items]) {
+                                            bool vector_ok, const affine<T> (&items)[Items],
+                                            time_direction dir = {}) {
   using vec = vector16<T>;
   constexpr int width = vec::width;
 #pragma unroll
@@ -71,12 +90,12 @@ __device__ __forceinline__ void store_items(T* h, std::int64_t first, std::int64
       typename vec::type v;
       T* e = reinterpret_cast<T*>(&v);
 #pragma unroll
-      for (int k = 0; k < width; ++k) e[k] = items[c * width + k].b;
-      *reinterpret_cast<typename vec::type*>(h + index) = v;
+      for (int k = 0; k < width; ++k) e[k] = dir.reverse ? items[c * width + width - 1 - k].b : items[c * width + k].b;
+      *reinterpret_cast<typename vec::type*>(h + dir.vector_start<width>(index)) = v;
     } else {
 #pragma unroll
       for (int k = 0; k < width; ++k) {
-        if (index + k < valid) h[index + k] = items[c * width + k].b;
+        if (index + k < valid) h[dir.at(index + k)] = items[c * width + k].b;
       }
     }
   }

@@ -26,20 +26,21 @@ __global__ void __launch_bounds__(BlockThreads) warp_per_row_kernel(rows_problem
   allow_next_kernel();
   const std::int64_t warp = std::int64_t(blockIdx.x) * warps_per_block + (threadIdx.x >> 5);
   const std::int64_t warps = std::int64_t(gridDim.x) * warps_per_block;
+  const time_direction dir = p.direction();
   for (std::int64_t row = warp; row < p.rows; row += warps) {
-    const std::int64_t row_offset = row * p.row_stride;
+    const std::int64_t row_offset = p.offset(row, 0);
     const bool vector_ok = p.vector_ok(row_offset);
     affine<T> carry = p.seed(row);
     for (std::int64_t start = 0; start < p.length; start += chunk_items) {
-      const std::int64_t offset = row_offset + start;
+      const std::int64_t offset = row_offset + dir.at(start);
       const std::int64_t valid = min(chunk_items, p.length - start);
       affine<T> items[Items];
-      load_items(p.a + offset, p.b + offset, first, valid, vector_ok, items);
+      load_items(p.a + offset, p.b + offset, first, valid, vector_ok, items, dir);
       thread_inclusive_scan(items, op);
       affine<T> chunk_aggregate;
       const affine<T> prefix = scan.exclusive_scan(items[Items - 1], carry, chunk_aggregate);
       thread_apply_prefix(items, prefix, op);
-      store_items(p.h + offset, first, valid, vector_ok, items);
+      store_items(p.h + offset, first, valid, vector_ok, items, dir);
       carry = op(carry, chunk_aggregate);
     }
     if (p.h_final != nullptr && lane == 0) p.h_final[row] = carry.b;
