@@ -145,24 +145,27 @@ TYPED_TEST_P(strategy_test, in_place_on_b_and_on_a) {
   this->check(row_layout::contiguous(3, 4 * step + 5), a_dist::half_to_one, false, aliasing::h_is_a);
 }
 
-TYPED_TEST_P(strategy_test, chunked_runs_chained_through_h_final_equal_one_run) {
-  using T = typename TestFixture::T;
-  using P = typename TestFixture::P;
+// Three chunks of each row, each run on its own and seeded with the h_final of the run before
+// (forward: the first chunk first; reverse: the last first), put together equal one run.
+template <typename T, typename P>
+void expect_chunked_runs_equal_one_run(bool reverse) {
   constexpr std::int64_t step = step_items<T, P>();
   const std::int64_t rows = 3, length = 6 * step + 11;
-  const auto whole = random_problem<T>(row_layout::contiguous(rows, length), a_dist::long_memory, true);
+  row_layout layout = row_layout::contiguous(rows, length);
+  layout.reverse = reverse;
+  const auto whole = random_problem<T>(layout, a_dist::long_memory, true);
   const auto whole_out = run_on_device<T, P>(whole);
   expect_matches_reference(whole, whole_out);
 
-  // Three chunks [0, c1), [c1, c2), [c2, length) of each row, copied out, each seeded with the
-  // previous chunk's h_final.
   const std::int64_t cuts[] = {0, step + 1, 4 * step - 3, length};
   std::vector<T> h0 = whole.h0;
   std::vector<T> chained(std::size_t(rows * length));
-  for (int c = 0; c < 3; ++c) {
+  for (int k = 0; k < 3; ++k) {
+    const int c = reverse ? 2 - k : k;
     const std::int64_t begin = cuts[c], size = cuts[c + 1] - cuts[c];
     host_problem<T> chunk;
     chunk.layout = row_layout::contiguous(rows, size);
+    chunk.layout.reverse = reverse;
     chunk.h0 = h0;
     chunk.seed = whole.seed;
     for (std::int64_t r = 0; r < rows; ++r) {
@@ -180,11 +183,14 @@ TYPED_TEST_P(strategy_test, chunked_runs_chained_through_h_final_equal_one_run) 
     }
     h0 = out.h_final;
   }
-  device_result<T> chained_out{chained, h0};
-  expect_matches_reference(whole, chained_out);
+  expect_matches_reference(whole, device_result<T>{chained, h0});
   // And directly: chunked and whole differ by rounding only.
   const auto diff = compare(chained, whole_out.h, whole.layout);
   EXPECT_LE(diff.rel_l2, 64 * std::numeric_limits<T>::epsilon());
+}
+
+TYPED_TEST_P(strategy_test, chunked_runs_chained_through_h_final_equal_one_run) {
+  expect_chunked_runs_equal_one_run<typename TestFixture::T, typename TestFixture::P>(false);
 }
 
 // Reverse scans: h[t] = a[t] h[t+1] + b[t] from the row's end, h0 after the last step, h_final
@@ -209,44 +215,8 @@ TYPED_TEST_P(strategy_test, reverse_matches_float64_reference) {
   for (std::int64_t rows : {33, 1000}) this->check(row_layout::contiguous(rows, 1001).reversed());
 }
 
-// Backwards in chunks: the last chunk first, each later call seeded with the h_final (the state at
-// its chunk's first step) of the call before, equals one reverse run.
 TYPED_TEST_P(strategy_test, reverse_chunked_runs_chained_through_h_final_equal_one_run) {
-  using T = typename TestFixture::T;
-  using P = typename TestFixture::P;
-  constexpr std::int64_t step = step_items<T, P>();
-  const std::int64_t rows = 3, length = 6 * step + 11;
-  const auto whole = random_problem<T>(row_layout::contiguous(rows, length).reversed(), a_dist::long_memory, true);
-  const auto whole_out = run_on_device<T, P>(whole);
-  expect_matches_reference(whole, whole_out);
-
-  const std::int64_t cuts[] = {0, step + 1, 4 * step - 3, length};
-  std::vector<T> h0 = whole.h0;
-  std::vector<T> chained(std::size_t(rows * length));
-  for (int c = 2; c >= 0; --c) {
-    const std::int64_t begin = cuts[c], size = cuts[c + 1] - cuts[c];
-    host_problem<T> chunk;
-    chunk.layout = row_layout::contiguous(rows, size).reversed();
-    chunk.h0 = h0;
-    chunk.seed = whole.seed;
-    for (std::int64_t r = 0; r < rows; ++r) {
-      for (std::int64_t t = 0; t < size; ++t) {
-        chunk.a.push_back(whole.a[std::size_t(r * length + begin + t)]);
-        chunk.b.push_back(whole.b[std::size_t(r * length + begin + t)]);
-      }
-    }
-    const auto out = run_on_device<T, P>(chunk);
-    expect_all_written(chunk, out.h);
-    for (std::int64_t r = 0; r < rows; ++r) {
-      for (std::int64_t t = 0; t < size; ++t) {
-        chained[std::size_t(r * length + begin + t)] = out.h[std::size_t(r * size + t)];
-      }
-    }
-    h0 = out.h_final;
-  }
-  expect_matches_reference(whole, device_result<T>{chained, h0});
-  const auto diff = compare(chained, whole_out.h, whole.layout);
-  EXPECT_LE(diff.rel_l2, 64 * std::numeric_limits<T>::epsilon());
+  expect_chunked_runs_equal_one_run<typename TestFixture::T, typename TestFixture::P>(true);
 }
 
 TYPED_TEST_P(strategy_test, repeated_runs_on_fresh_data_reuse_temporary_storage) {

@@ -161,42 +161,54 @@ TYPED_TEST(tensor_layouts_test, long_time_few_channels_and_many_tiles) {
   this->check(tensor_layout::time_batch_channels(4, 3000, 500), a_dist::long_memory, true);
 }
 
-TYPED_TEST(tensor_layouts_test, chunked_runs_equal_one_run) {
-  using T = TypeParam;
-  // h_final of the first chunk is h0 of the second: the pair must match the whole sequence.
-  for (const tensor_layout& whole : {tensor_layout::batch_time_channels(3, 1000, 45),
-                                    tensor_layout::time_batch_channels(2, 777, 130)}) {
-    const auto p = random_tensor_problem<T>(whole);
-    const std::int64_t split = 389;
-    tensor_problem<T> first = p, second = p;
-    first.layout.length = split;
-    second.layout.length = whole.length - split;
-    // The second chunk's views start `split` steps in.
-    second.a_at += split * whole.a.time;
-    second.b_at += split * whole.b.time;
-    const auto out1 = run_tensor_on_device<T>(first);
-    second.h0 = out1.h_final;
-    const auto out2 = run_tensor_on_device<T>(second);
-    // Each chunk against the whole sequence's reference at its own positions.
-    std::vector<reference_t<T>> ref_final;
-    const auto ref = tensor_sequential<reference_t<T>>(p, &ref_final);
-    const auto loop = tensor_sequential<T>(p);
-    const auto loop_err = tensor_compare(loop, ref, whole);
-    double worst = 0;
-    for (std::int64_t bi = 0; bi < whole.batch; ++bi) {
-      for (std::int64_t t = 0; t < whole.length; ++t) {
-        for (std::int64_t c = 0; c < whole.channels; ++c) {
-          const double got = t < split ? double(out1.h[std::size_t(first.layout.h.offset(bi, t, c))])
-                                       : double(out2.h[std::size_t(second.layout.h.offset(bi, t - split, c))]);
-          worst = std::fmax(worst, std::fabs(got - double(ref[std::size_t(whole.h.offset(bi, t, c))])));
-        }
+// Two chunks of time, each run on its own, chained through h_final (the earlier chunk first going
+// forward, the later one first in reverse), equal one run over the whole.
+template <typename T>
+void expect_chunked_runs_equal_one_run(const tensor_layout& whole) {
+  const auto p = random_tensor_problem<T>(whole);
+  const std::int64_t split = 389;
+  tensor_problem<T> early = p, late = p;
+  early.layout.length = split;
+  late.layout.length = whole.length - split;
+  // The later chunk's views start `split` steps in.
+  late.a_at += split * whole.a.time;
+  late.b_at += split * whole.b.time;
+  tensor_result<T> out_early, out_late;
+  if (whole.reverse) {
+    out_late = run_tensor_on_device<T>(late);
+    early.h0 = out_late.h_final;
+    out_early = run_tensor_on_device<T>(early);
+  } else {
+    out_early = run_tensor_on_device<T>(early);
+    late.h0 = out_early.h_final;
+    out_late = run_tensor_on_device<T>(late);
+  }
+  // Each chunk against the whole sequence's reference at its own positions.
+  std::vector<reference_t<T>> ref_final;
+  const auto ref = tensor_sequential<reference_t<T>>(p, &ref_final);
+  const auto loop_err = tensor_compare(tensor_sequential<T>(p), ref, whole);
+  double worst = 0;
+  for (std::int64_t bi = 0; bi < whole.batch; ++bi) {
+    for (std::int64_t t = 0; t < whole.length; ++t) {
+      for (std::int64_t c = 0; c < whole.channels; ++c) {
+        const double got = t < split ? double(out_early.h[std::size_t(early.layout.h.offset(bi, t, c))])
+                                     : double(out_late.h[std::size_t(late.layout.h.offset(bi, t - split, c))]);
+        worst = std::fmax(worst, std::fabs(got - double(ref[std::size_t(whole.h.offset(bi, t, c))])));
       }
     }
-    const double floor = 8 * std::numeric_limits<T>::epsilon() * loop_err.ref_max;
-    EXPECT_LE(worst, std::max(2 * loop_err.max_abs, floor)) << p.describe();
-    for (std::size_t i = 0; i < ref_final.size(); ++i) {
-      EXPECT_LE(std::fabs(double(out2.h_final[i]) - double(ref_final[i])), std::max(2 * loop_err.max_abs, floor));
-    }
+  }
+  const double floor = 8 * std::numeric_limits<T>::epsilon() * loop_err.ref_max;
+  EXPECT_LE(worst, std::max(2 * loop_err.max_abs, floor)) << p.describe();
+  const auto& final_out = whole.reverse ? out_early.h_final : out_late.h_final;
+  for (std::size_t i = 0; i < ref_final.size(); ++i) {
+    EXPECT_LE(std::fabs(double(final_out[i]) - double(ref_final[i])), std::max(2 * loop_err.max_abs, floor));
+  }
+}
+
+TYPED_TEST(tensor_layouts_test, chunked_runs_equal_one_run) {
+  for (const tensor_layout& whole : {tensor_layout::batch_time_channels(3, 1000, 45),
+                                    tensor_layout::time_batch_channels(2, 777, 130)}) {
+    expect_chunked_runs_equal_one_run<TypeParam>(whole);
   }
 }
 
@@ -280,41 +292,11 @@ TYPED_TEST(tensor_layouts_test, reverse_matches_float64_reference_on_every_path)
   this->check(tensor_layout{B, L, C, gate, gate, {L * C, C, 1}}.reversed(), a_dist::half_to_one, true, C);
 }
 
-// Backwards in two chunks: the later half first, its h_final (the state at its first step) the
-// h0 of the earlier half.
 TYPED_TEST(tensor_layouts_test, reverse_chunked_runs_equal_one_run) {
-  using T = TypeParam;
   for (const tensor_layout& whole : {tensor_layout::batch_time_channels(3, 1000, 45).reversed(),
                                     tensor_layout::time_batch_channels(2, 777, 130).reversed(),
                                     tensor_layout::batch_channels_time(2, 5000, 3).reversed()}) {
-    const auto p = random_tensor_problem<T>(whole);
-    const std::int64_t split = 389;
-    tensor_problem<T> early = p, late = p;
-    early.layout.length = split;
-    late.layout.length = whole.length - split;
-    late.a_at += split * whole.a.time;
-    late.b_at += split * whole.b.time;
-    const auto out_late = run_tensor_on_device<T>(late);
-    early.h0 = out_late.h_final;
-    const auto out_early = run_tensor_on_device<T>(early);
-    std::vector<reference_t<T>> ref_final;
-    const auto ref = tensor_sequential<reference_t<T>>(p, &ref_final);
-    const auto loop_err = tensor_compare(tensor_sequential<T>(p), ref, whole);
-    double worst = 0;
-    for (std::int64_t bi = 0; bi < whole.batch; ++bi) {
-      for (std::int64_t t = 0; t < whole.length; ++t) {
-        for (std::int64_t c = 0; c < whole.channels; ++c) {
-          const double got = t < split ? double(out_early.h[std::size_t(early.layout.h.offset(bi, t, c))])
-                                       : double(out_late.h[std::size_t(late.layout.h.offset(bi, t - split, c))]);
-          worst = std::fmax(worst, std::fabs(got - double(ref[std::size_t(whole.h.offset(bi, t, c))])));
-        }
-      }
-    }
-    const double floor = 8 * std::numeric_limits<T>::epsilon() * loop_err.ref_max;
-    EXPECT_LE(worst, std::max(2 * loop_err.max_abs, floor)) << p.describe();
-    for (std::size_t i = 0; i < ref_final.size(); ++i) {
-      EXPECT_LE(std::fabs(double(out_early.h_final[i]) - double(ref_final[i])), std::max(2 * loop_err.max_abs, floor));
-    }
+    expect_chunked_runs_equal_one_run<TypeParam>(whole);
   }
 }
 

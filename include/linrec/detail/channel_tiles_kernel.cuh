@@ -20,70 +20,16 @@
 
 namespace linrec::detail {
 
-template <int Lanes, int Steps, typename T>
-__device__ __forceinline__ void load_channel_items(const channel_problem<T>& p, std::int64_t batch_index,
-                                                   std::int64_t t0, std::int64_t channel0, bool vector,
-                                                   affine<T> (&items)[Steps][vector16<T>::width]) {
-  using vec = vector16<T>;
-  constexpr int width = vec::width;
-#pragma unroll
-  for (int s = 0; s < Steps; ++s) {
-    const std::int64_t t = t0 + s;
-    const bool in_time = t < p.length;
-    if (vector && in_time) {
-      const auto va = *reinterpret_cast<const typename vec::type*>(p.a + p.sa.offset(batch_index, t, channel0));
-      const auto vb = *reinterpret_cast<const typename vec::type*>(p.b + p.sb.offset(batch_index, t, channel0));
-      const T* ea = reinterpret_cast<const T*>(&va);
-      const T* eb = reinterpret_cast<const T*>(&vb);
-#pragma unroll
-      for (int v = 0; v < width; ++v) items[s][v] = {ea[v], eb[v]};
-    } else {
-#pragma unroll
-      for (int v = 0; v < width; ++v) {
-        const std::int64_t c = channel0 + v;
-        items[s][v] = in_time && c < p.channels
-                          ? affine<T>{p.a[p.sa.offset(batch_index, t, c)], p.b[p.sb.offset(batch_index, t, c)]}
-                          : affine<T>::identity();
-      }
-    }
-  }
-}
-
-template <int Steps, typename T>
-__device__ __forceinline__ void store_channel_items(const channel_problem<T>& p, std::int64_t batch_index,
-                                                    std::int64_t t0, std::int64_t channel0, bool vector,
-                                                    const affine<T> (&items)[Steps][vector16<T>::width]) {
-  using vec = vector16<T>;
-  constexpr int width = vec::width;
-#pragma unroll
-  for (int s = 0; s < Steps; ++s) {
-    const std::int64_t t = t0 + s;
-    if (t >= p.length) break;
-    if (vector) {
-      typename vec::type out;
-      T* e = reinterpret_cast<T*>(&out);
-#pragma unroll
-      for (int v = 0; v < width; ++v) e[v] = items[s][v].b;
-      *reinterpret_cast<typename vec::type*>(p.h + p.sh.offset(batch_index, t, channel0)) = out;
-    } else {
-#pragma unroll
-      for (int v = 0; v < width; ++v) {
-        if (channel0 + v < p.channels) p.h[p.sh.offset(batch_index, t, channel0 + v)] = items[s][v].b;
-      }
-    }
-  }
-}
-
 // Where one thread's part of a channel tile is.
 struct channel_place {
   std::int64_t tile, chunk, batch_index, channel0, t0;
   bool vector;
 };
 
-template <int Lanes, int Steps, typename T>
-__device__ __forceinline__ channel_place locate_channel_tile(const channel_problem<T>& p,
-                                                             const channel_tiling& tiling, std::int64_t tile) {
-  constexpr int width = vector16<T>::width;
+template <int Lanes, int Steps, typename Problem>
+__device__ __forceinline__ channel_place locate_channel_tile(const Problem& p, const channel_tiling& tiling,
+                                                             std::int64_t tile) {
+  constexpr int width = vector16<typename Problem::value_type>::width;
   const int lane = static_cast<int>(threadIdx.x) % Lanes;
   const int row = static_cast<int>(threadIdx.x) / Lanes;
   channel_place c;
@@ -97,9 +43,10 @@ __device__ __forceinline__ channel_place locate_channel_tile(const channel_probl
   return c;
 }
 
-template <int Threads, int Lanes, int Steps, int MinBlocks, typename T>
+template <int Threads, int Lanes, int Steps, int MinBlocks, typename Problem>
 __global__ void __launch_bounds__(Threads, MinBlocks)
-    channel_tiles_kernel(channel_problem<T> p, channel_tile_status<T> status, channel_tiling tiling) {
+    channel_tiles_kernel(Problem p, channel_tile_status<typename Problem::value_type> status, channel_tiling tiling) {
+  using T = typename Problem::value_type;
   using V = affine<T>;
   constexpr int width = vector16<T>::width;
   constexpr int group = Lanes * width;
@@ -133,7 +80,7 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
   for (std::int64_t claimed = claim(); claimed < tiles; claimed = claim()) {
     const channel_place here = locate_channel_tile<Lanes, Steps>(p, tiling, claimed);
     V items[Steps][width];
-    load_channel_items<Lanes, Steps>(p, here.batch_index, here.t0, here.channel0, here.vector, items);
+    p.load(here.batch_index, here.t0, here.channel0, here.vector, items);
     const std::int64_t tile = here.tile, chunk = here.chunk, batch_index = here.batch_index;
     const std::int64_t channel0 = here.channel0, t0 = here.t0;
     const bool vector = here.vector;
@@ -239,14 +186,14 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
 #pragma unroll
       for (int s = 0; s < Steps; ++s) items[s][v] = op(exclusive[v], items[s][v]);
     }
-    store_channel_items<Steps>(p, batch_index, t0, channel0, vector, items);
-    if (p.h_final != nullptr && chunk == tiling.chunks - 1) {
+    p.store(batch_index, t0, channel0, vector, items);
+    if (p.has_final() && chunk == tiling.chunks - 1) {
 #pragma unroll
       for (int s = 0; s < Steps; ++s) {
         if (t0 + s == p.length - 1) {
 #pragma unroll
           for (int v = 0; v < width; ++v) {
-            if (channel0 + v < p.channels) p.h_final[batch_index * p.channels + channel0 + v] = items[s][v].b;
+            if (channel0 + v < p.channels) p.write_final(batch_index, channel0 + v, items[s][v].b);
           }
         }
       }

@@ -12,8 +12,9 @@
 
 namespace linrec::detail {
 
-template <int Threads, int Lanes, int Steps, typename T>
-__global__ void __launch_bounds__(Threads) channel_walk_kernel(channel_problem<T> p, channel_tiling tiling) {
+template <int Threads, int Lanes, int Steps, typename Problem>
+__global__ void __launch_bounds__(Threads) channel_walk_kernel(Problem p, channel_tiling tiling) {
+  using T = typename Problem::value_type;
   using V = affine<T>;
   using tile_scan = channel_tile_scan<Threads, Lanes, Steps, T>;
   constexpr int width = tile_scan::width;
@@ -35,7 +36,7 @@ __global__ void __launch_bounds__(Threads) channel_walk_kernel(channel_problem<T
         }
       }
       V items[Steps][width];
-      load_channel_items<Lanes, Steps>(p, here.batch_index, here.t0, here.channel0, here.vector, items);
+      p.load(here.batch_index, here.t0, here.channel0, here.vector, items);
       tile_scan::scan(scan_storage, items);
 #pragma unroll
       for (int v = 0; v < width; ++v) {
@@ -43,16 +44,14 @@ __global__ void __launch_bounds__(Threads) channel_walk_kernel(channel_problem<T
         for (int s = 0; s < Steps; ++s) items[s][v] = op(carry[v], items[s][v]);
         if (last_row) tile_totals[lane * width + v] = items[Steps - 1][v];
       }
-      store_channel_items<Steps>(p, here.batch_index, here.t0, here.channel0, here.vector, items);
-      if (p.h_final != nullptr && chunk == tiling.chunks - 1) {
+      p.store(here.batch_index, here.t0, here.channel0, here.vector, items);
+      if (p.has_final() && chunk == tiling.chunks - 1) {
 #pragma unroll
         for (int s = 0; s < Steps; ++s) {
           if (here.t0 + s == p.length - 1) {
 #pragma unroll
             for (int v = 0; v < width; ++v) {
-              if (here.channel0 + v < p.channels) {
-                p.h_final[here.batch_index * p.channels + here.channel0 + v] = items[s][v].b;
-              }
+              if (here.channel0 + v < p.channels) p.write_final(here.batch_index, here.channel0 + v, items[s][v].b);
             }
           }
         }

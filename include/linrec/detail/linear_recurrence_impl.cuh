@@ -53,6 +53,17 @@ inline void* align_temp(void* temp) {
   return reinterpret_cast<void*>((address + temp_alignment - 1) / temp_alignment * temp_alignment);
 }
 
+// The allocating overloads' storage: `bytes` taken stream-ordered on `stream`, handed (aligned)
+// to `enqueue`, and given back after the work on the same stream.
+template <typename Enqueue>
+status with_stream_ordered_temp(std::size_t bytes, cudaStream_t stream, Enqueue enqueue) {
+  void* temp = nullptr;
+  if (const cudaError_t e = cudaMallocAsync(&temp, bytes, stream); e != cudaSuccess) return status(e);
+  const status result = enqueue(align_temp(temp));
+  const cudaError_t freed = cudaFreeAsync(temp, stream);
+  return result.ok() ? status(freed) : result;
+}
+
 // How many blocks of `kernel` (`threads` each) fit on the current device at once.
 inline cudaError_t multiprocessors(int& sms) {
   int device = 0;
@@ -101,10 +112,10 @@ cudaError_t staged_grid(Kernel kernel, int threads, std::size_t shared_bytes, st
 
 // `blocks` 0: the grid is sized here (persistent, or a block per tile). Grid sizes come before
 // the status is cleared, so a failed query leaves nothing enqueued.
-template <typename Policy, typename T, typename Kernel>
-status launch_lookback_kernel(Kernel kernel, const plan& pl, void* temp, const rows_problem<T>& p,
+template <typename Policy, typename Problem, typename Kernel>
+status launch_lookback_kernel(Kernel kernel, const plan& pl, void* temp, const Problem& p,
                               cudaStream_t stream, std::int64_t blocks = 0, std::size_t shared_bytes = 0) {
-  using status_view = tile_status<affine<T>>;
+  using status_view = tile_status<affine<typename Problem::value_type>>;
   constexpr int threads = Policy::lookback_threads;
   const std::int64_t tiles = p.rows * pl.tiles_per_row;
   const status_view view(temp, tiles);
@@ -123,14 +134,15 @@ status launch_lookback_kernel(Kernel kernel, const plan& pl, void* temp, const r
   return status(cudaPeekAtLastError());
 }
 
-template <typename Policy, typename T>
-status launch_tiled_lookback(const plan& pl, void* temp, const rows_problem<T>& p,
-                             cudaStream_t stream) {
+template <typename Policy, typename Problem>
+status launch_tiled_lookback(const plan& pl, void* temp, const Problem& p, cudaStream_t stream) {
+  using T = typename Problem::value_type;
   constexpr int threads = Policy::lookback_threads, items = Policy::lookback_items;
-  if constexpr (Policy::lookback_stages > 0 && Policy::lookback_persistent) {
+  // The staged kernel streams a and b as they lie: the forward problem only.
+  if constexpr (Policy::lookback_stages > 0 && Policy::lookback_persistent && Problem::bulk_loadable) {
     constexpr int stages = Policy::lookback_stages;
     const auto kernel = staged_lookback_kernel<threads, items, stages, Policy::lookback_staged_deferral,
-                                               Policy::lookback_min_blocks, T>;
+                                               Policy::lookback_min_blocks, Problem>;
     constexpr std::size_t shared_bytes = staged_lookback_shared_bytes<threads, items, stages, T>;
     std::int64_t blocks = 0;
     if (const cudaError_t e = staged_grid(kernel, threads, shared_bytes, p.rows * pl.tiles_per_row,
@@ -142,42 +154,38 @@ status launch_tiled_lookback(const plan& pl, void* temp, const rows_problem<T>& 
   }
   if constexpr (Policy::lookback_deferred) {
     const auto kernel = deferred_lookback_kernel<threads, items, Policy::lookback_min_blocks,
-                                           Policy::lookback_tiles_per_lane, T>;
+                                                 Policy::lookback_tiles_per_lane, Problem>;
     return launch_lookback_kernel<Policy>(kernel, pl, temp, p, stream);
   } else {
-    return launch_lookback_kernel<Policy>(lookback_kernel<threads, items, T>, pl, temp, p, stream);
+    return launch_lookback_kernel<Policy>(lookback_kernel<threads, items, Problem>, pl, temp, p, stream);
   }
 }
 
-template <typename Policy, int Threads, int Items, typename T>
-status launch_block_per_row_tiles(const rows_problem<T>& p, cudaStream_t stream) {
-  return status(launch_kernel(block_per_row_kernel<Threads, Items, T>, grid_blocks(p.rows), Threads, 0, stream,
+template <typename Policy, int Threads, int Items, typename Problem>
+status launch_block_per_row_tiles(const Problem& p, cudaStream_t stream) {
+  return status(launch_kernel(block_per_row_kernel<Threads, Items, Problem>, grid_blocks(p.rows), Threads, 0, stream,
                               Policy::programmatic_launch, p));
 }
 
-template <typename Policy, typename T>
-status launch_block_per_row(const rows_problem<T>& p, cudaStream_t stream) {
+template <typename Policy, typename Problem>
+status launch_block_per_row(const Problem& p, cudaStream_t stream) {
   if (p.length <= Policy::row_block_short_max_length) {
     return launch_block_per_row_tiles<Policy, Policy::row_block_short_threads, Policy::row_block_short_items>(p, stream);
   }
   return launch_block_per_row_tiles<Policy, Policy::row_block_threads, Policy::row_block_items>(p, stream);
 }
 
-template <typename Policy, typename T>
-status launch_warp_per_row(const rows_problem<T>& p, cudaStream_t stream) {
+template <typename Policy, typename Problem>
+status launch_warp_per_row(const Problem& p, cudaStream_t stream) {
   constexpr std::int64_t warps_per_block = Policy::row_warp_block_threads / 32;
-  return status(launch_kernel(warp_per_row_kernel<Policy::row_warp_block_threads, Policy::row_warp_items, T>,
+  return status(launch_kernel(warp_per_row_kernel<Policy::row_warp_block_threads, Policy::row_warp_items, Problem>,
                               grid_blocks((p.rows + warps_per_block - 1) / warps_per_block),
                               Policy::row_warp_block_threads, 0, stream, Policy::programmatic_launch, p));
 }
 
-// Enqueues a validated problem; `temp` is 16-byte aligned and large enough for `pl`.
-template <typename T, typename Policy>
-status enqueue(const plan& pl, void* temp, const T* a, const T* b, T* h, const row_layout& layout,
-               const T* h0, T* h_final, cudaStream_t stream) {
-  if (layout.rows == 0) return {};
-  if (layout.length == 0) return write_initial_as_final(h0, h_final, layout.rows, stream);
-  const rows_problem<T> p{a, b, h, h0, h_final, layout.rows, layout.length, layout.row_stride, layout.reverse};
+// Launches the planned strategy on a non-empty row problem (forward or adjoint).
+template <typename Policy, typename Problem>
+status enqueue_rows(const plan& pl, void* temp, const Problem& p, cudaStream_t stream) {
   // A policy that forces a strategy instantiates only that strategy's kernel.
   constexpr auto may_take = [](strategy s) {
     return Policy::forced == strategy::automatic || Policy::forced == s;
@@ -192,6 +200,22 @@ status enqueue(const plan& pl, void* temp, const T* a, const T* b, T* h, const r
     if (pl.chosen == strategy::warp_per_row) return launch_warp_per_row<Policy>(p, stream);
   }
   return status(cudaErrorInvalidValue);  // unreachable: make_plan only picks strategies above
+}
+
+// Enqueues a validated problem; `temp` is 16-byte aligned and large enough for `pl`.
+template <typename T, typename Policy>
+status enqueue(const plan& pl, void* temp, const T* a, const T* b, T* h, const row_layout& layout,
+               const T* h0, T* h_final, cudaStream_t stream) {
+  if (layout.rows == 0) return {};
+  if (layout.length == 0) return write_initial_as_final(h0, h_final, layout.rows, stream);
+  if (layout.reverse) {
+    return enqueue_rows<Policy>(pl, temp, rows_problem<T, true>{a, b, h, h0, h_final, layout.rows, layout.length,
+                                                                 layout.row_stride},
+                                stream);
+  }
+  return enqueue_rows<Policy>(pl, temp, rows_problem<T>{a, b, h, h0, h_final, layout.rows, layout.length,
+                                                        layout.row_stride},
+                              stream);
 }
 
 template <typename T>
@@ -238,14 +262,9 @@ status linear_recurrence(const T* a, const T* b, T* h, row_layout layout, const 
   if (pl.chosen != strategy::tiled_lookback || layout.elements() == 0) {
     return detail::enqueue<T, Policy>(pl, nullptr, a, b, h, layout, h0, h_final, stream);
   }
-  void* temp = nullptr;
-  if (const cudaError_t e = cudaMallocAsync(&temp, pl.temp_bytes, stream); e != cudaSuccess) {
-    return status(e);
-  }
-  const status result = detail::enqueue<T, Policy>(pl, detail::align_temp(temp), a, b, h, layout,
-                                                   h0, h_final, stream);
-  const cudaError_t freed = cudaFreeAsync(temp, stream);
-  return result.ok() ? status(freed) : result;
+  return detail::with_stream_ordered_temp(pl.temp_bytes, stream, [&](void* temp) {
+    return detail::enqueue<T, Policy>(pl, temp, a, b, h, layout, h0, h_final, stream);
+  });
 }
 
 }  // namespace linrec

@@ -15,18 +15,18 @@ namespace linrec::detail {
 
 // Where a tile's elements are.
 struct tile_place {
-  std::int64_t row, tile_in_row, offset, valid;
+  std::int64_t row, tile_in_row, start, offset, valid;  // start: the tile's first step in its row
   bool vector_ok;
 };
 
-template <std::int64_t TileItems, typename T>
-__device__ __forceinline__ tile_place locate_tile(const rows_problem<T>& p, std::int64_t tile,
-                                                  std::int64_t tiles_per_row) {
+template <std::int64_t TileItems, typename Problem>
+__device__ __forceinline__ tile_place locate_tile(const Problem& p, std::int64_t tile, std::int64_t tiles_per_row) {
   tile_place t;
   t.row = tile_quotient(tile, tiles_per_row);
   t.tile_in_row = tile - t.row * tiles_per_row;
-  t.offset = p.offset(t.row, t.tile_in_row * TileItems);
-  t.valid = min(TileItems, p.length - t.tile_in_row * TileItems);
+  t.start = t.tile_in_row * TileItems;
+  t.offset = p.offset(t.row, t.start);
+  t.valid = min(TileItems, p.length - t.start);
   t.vector_ok = p.vector_ok(t.offset);
   return t;
 }
@@ -48,8 +48,8 @@ __device__ __forceinline__ std::int64_t claim_tile(const tile_status<affine<T>>&
 
 // Thread 0, for a tile just scanned: its aggregate, or its inclusive prefix where it starts a row,
 // as nothing before it is left to wait for.
-template <typename T>
-__device__ __forceinline__ void publish_scanned(const rows_problem<T>& p, const tile_status<affine<T>>& status,
+template <typename Problem, typename T>
+__device__ __forceinline__ void publish_scanned(const Problem& p, const tile_status<affine<T>>& status,
                                                 std::int64_t tile, const tile_place& place,
                                                 const affine<T>& aggregate) {
   if (place.tile_in_row == 0) {
@@ -61,10 +61,10 @@ __device__ __forceinline__ void publish_scanned(const rows_problem<T>& p, const 
 
 // Everyone, for a tile whose aggregate was published earlier: the prefix of everything before it
 // in its row (the seed for a row's first tile, else by look-back), its inclusive prefix published.
-template <int LookbackWarps, int TilesPerLane = 1, typename T>
+template <int LookbackWarps, int TilesPerLane = 1, typename Problem, typename T>
 __device__ __forceinline__ affine<T> resolve_published(
     typename tile_lookback_prefix<affine<T>, LookbackWarps, affine_scan_op, TilesPerLane>::temp_storage& storage,
-    const rows_problem<T>& p,
+    const Problem& p,
     const tile_status<affine<T>>& status, std::int64_t tile, const tile_place& place,
     std::int64_t tiles_per_row, const affine<T>& aggregate) {
   const affine<T> seed = p.seed(place.row);
@@ -74,19 +74,18 @@ __device__ __forceinline__ affine<T> resolve_published(
       .resolve(aggregate);
 }
 
-// A scanned tile's output: h, and h_final where the tile ends its row.
-template <int Items, typename T>
-__device__ __forceinline__ void store_tile(const rows_problem<T>& p, const tile_place& place, std::int64_t first,
+// A scanned tile's output, and the row's final state where the tile ends its row.
+template <typename Problem, int Items, typename T>
+__device__ __forceinline__ void store_tile(const Problem& p, const tile_place& place, std::int64_t first,
                                            std::int64_t tiles_per_row, const affine<T> (&items)[Items]) {
-  store_items(p.h + place.offset, first, place.valid, place.vector_ok, items, p.direction());
-  if (p.h_final != nullptr && place.tile_in_row == tiles_per_row - 1) {
-    store_final(p.h_final + place.row, first, place.valid, items);
-  }
+  p.store(place.row, place.start, first, place.valid, place.vector_ok, items);
+  if (p.has_final() && place.tile_in_row == tiles_per_row - 1) store_final(p, place.row, first, place.valid, items);
 }
 
-template <int Threads, int Items, typename T>
+template <int Threads, int Items, typename Problem>
 __global__ void __launch_bounds__(Threads)
-    lookback_kernel(rows_problem<T> p, tile_status<affine<T>> status, std::int64_t tiles_per_row) {
+    lookback_kernel(Problem p, tile_status<affine<typename Problem::value_type>> status, std::int64_t tiles_per_row) {
+  using T = typename Problem::value_type;
   using scan = block_scan<affine<T>, Threads, Items>;
   using lookback = tile_lookback_prefix<affine<T>, Threads / 32>;  // every warp looks back
   constexpr std::int64_t tile_items = scan::tile_items;
@@ -101,7 +100,7 @@ __global__ void __launch_bounds__(Threads)
     id = claim_tile(status, shared_tile);
     if (id < tiles) {
       place = locate_tile<tile_items>(p, id, tiles_per_row);
-      load_items(p.a + place.offset, p.b + place.offset, first, place.valid, place.vector_ok, into, p.direction());
+      p.load(place.row, place.start, first, place.valid, place.vector_ok, into);
     }
   };
   // Scans a loaded tile with its carry-in from the look-back and stores it.
@@ -131,9 +130,11 @@ __global__ void __launch_bounds__(Threads)
 ///
 /// Forward progress as for lookback_kernel: a look-back waits only on smaller ids, whose blocks
 /// publish each aggregate without waiting on anything.
-template <int Threads, int Items, int MinBlocks, int TilesPerLane, typename T>
+template <int Threads, int Items, int MinBlocks, int TilesPerLane, typename Problem>
 __global__ void __launch_bounds__(Threads, MinBlocks)
-    deferred_lookback_kernel(rows_problem<T> p, tile_status<affine<T>> status, std::int64_t tiles_per_row) {
+    deferred_lookback_kernel(Problem p, tile_status<affine<typename Problem::value_type>> status,
+                             std::int64_t tiles_per_row) {
+  using T = typename Problem::value_type;
   using V = affine<T>;
   using scan = block_scan<V, Threads, Items>;
   using lookback = tile_lookback_prefix<V, Threads / 32, affine_scan_op, TilesPerLane>;
@@ -161,7 +162,7 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
     V items[Items];
     if (tile < tiles) {
       place = locate_tile<tile_items>(p, tile, tiles_per_row);
-      load_items(p.a + place.offset, p.b + place.offset, first, place.valid, place.vector_ok, items, p.direction());
+      p.load(place.row, place.start, first, place.valid, place.vector_ok, items);
     }
     if (holding) {
       // The held tile: its prefix (while the new tile's loads are in flight), then its output.

@@ -1,4 +1,16 @@
-// linrec/detail/problem.cuh — the arguments every kernel takes, as one value.
+// linrec/detail/problem.cuh — the arguments every row kernel takes, as one value, and how a kernel
+// reads its tiles' elements and writes their results through it. The row kernels are written
+// against this interface, so the same kernels run the forward recurrence (rows_problem) and its
+// adjoint for the backward pass (rows_adjoint_problem, in adjoint_problem.cuh):
+//
+//   value_type; rows, length; has_final()
+//   offset(row, step), vector_ok(offset), seed(row)
+//   load(row, start, first, valid, vector_ok, items)    the affine elements of a tile's run
+//   store(row, start, first, valid, vector_ok, items)   the results, from the scanned elements
+//   write_final(row, state)                             the row's final state, from its holder
+//
+// `start` is the tile's first step in scan order, `first` the thread's first position in the tile
+// and `valid` the tile's steps in the row; `offset(row, start)` is where the tile starts.
 #pragma once
 
 #include <linrec/affine.cuh>
@@ -9,9 +21,16 @@
 namespace linrec::detail {
 
 /// Rows of time-contiguous data: element (r, t) at r * row_stride + t, scanned from t = 0 up, or
-/// from t = length - 1 down when `reverse`.
-template <typename T>
+/// from t = length - 1 down when `Reverse`. The direction is a compile-time choice: a runtime
+/// flag kept both vector orders live and took block_per_row's 128 x 8 tiles from 64 to 72-84
+/// registers, too many for 8 blocks per SM (1024 x 65536 rows fell from 0.92 to 0.43 of copy
+/// on the H200: the grid no longer fit in one wave).
+template <typename T, bool Reverse = false>
 struct rows_problem {
+  using value_type = T;
+  /// The staged look-back may stream a and b into shared memory with bulk copies.
+  static constexpr bool bulk_loadable = true;
+
   const T* a;
   const T* b;
   T* h;
@@ -20,7 +39,7 @@ struct rows_problem {
   std::int64_t rows;
   std::int64_t length;
   std::int64_t row_stride;
-  bool reverse;
+  static constexpr bool reverse = Reverse;
 
   __device__ __forceinline__ time_direction direction() const { return {reverse}; }
   // Where the row's step s lies, counting steps in scan order.
@@ -39,6 +58,32 @@ struct rows_problem {
     const std::int64_t start = reverse ? offset + 1 : offset;
     return aligned16(a + start) && aligned16(b + start) && aligned16(h + start);
   }
+
+  template <int Items>
+  __device__ __forceinline__ void load(std::int64_t row, std::int64_t start, std::int64_t first,
+                                       std::int64_t valid, bool vector_ok, affine<T> (&items)[Items]) const {
+    const std::int64_t at = offset(row, start);
+    load_items(a + at, b + at, first, valid, vector_ok, items, direction());
+  }
+  template <int Items>
+  __device__ __forceinline__ void store(std::int64_t row, std::int64_t start, std::int64_t first,
+                                        std::int64_t valid, bool vector_ok, const affine<T> (&items)[Items]) const {
+    store_items(h + offset(row, start), first, valid, vector_ok, items, direction());
+  }
+  __host__ __device__ __forceinline__ bool has_final() const { return h_final != nullptr; }
+  __device__ __forceinline__ void write_final(std::int64_t row, T state) const { h_final[row] = state; }
 };
+
+/// Writes the row's final state, if this thread holds it: the b-part of the item at the tile's
+/// last valid position.
+template <typename Problem, int Items, typename T>
+__device__ __forceinline__ void store_final(const Problem& p, std::int64_t row, std::int64_t first,
+                                            std::int64_t valid, const affine<T> (&items)[Items]) {
+  // A compile-time index per item keeps `items` in registers.
+#pragma unroll
+  for (int i = 0; i < Items; ++i) {
+    if (first + i == valid - 1) p.write_final(row, items[i].b);
+  }
+}
 
 }  // namespace linrec::detail

@@ -109,8 +109,8 @@ struct staged_items {
 /// belongs to a running block, so the smallest unfinished tile only ever waits on finished ones;
 /// claiming ahead (up to Stages + 1 ids per block) and deferring do not change that, since an
 /// aggregate never waits on a look-back.
-template <int Threads, int Items, int Stages, int Deferral, typename T>
-__device__ __forceinline__ void staged_lookback_tiles(const rows_problem<T>& p,
+template <int Threads, int Items, int Stages, int Deferral, typename T, bool Reverse>
+__device__ __forceinline__ void staged_lookback_tiles(const rows_problem<T, Reverse>& p,
                                                       const tile_status<affine<T>>& status,
                                                       std::int64_t tiles_per_row) {
   static_assert(Deferral >= 1 && Stages >= Deferral + 2,
@@ -181,8 +181,7 @@ __device__ __forceinline__ void staged_lookback_tiles(const rows_problem<T>& p,
       if (bulk_ok(place)) {
         io::read(stages[s], items);
       } else {
-        load_items(p.a + place.offset, p.b + place.offset, first, place.valid, place.vector_ok, items,
-                   p.direction());
+        p.load(place.row, place.start, first, place.valid, place.vector_ok, items);
       }
       V aggregate;
       scan(scan_storage).inclusive_scan(items, aggregate);
@@ -219,9 +218,10 @@ __device__ __forceinline__ void staged_lookback_tiles(const rows_problem<T>& p,
   }
 }
 
-template <int Threads, int Items, int Stages, int Deferral, int MinBlocks, typename T>
+template <int Threads, int Items, int Stages, int Deferral, int MinBlocks, typename Problem>
 __global__ void __launch_bounds__(Threads, MinBlocks)
-    staged_lookback_kernel(rows_problem<T> p, tile_status<affine<T>> status, std::int64_t tiles_per_row) {
+    staged_lookback_kernel(Problem p, tile_status<affine<typename Problem::value_type>> status,
+                           std::int64_t tiles_per_row) {
   // Built for an architecture without the bulk-copy engine, the kernel is never launched: the
   // host checks its binary version first.
   NV_IF_ELSE_TARGET(NV_PROVIDES_SM_90,

@@ -19,11 +19,11 @@
 namespace linrec {
 namespace detail {
 
-template <typename Policy, int Lanes, typename T>
-status launch_channel_tiles_with(const tensor_plan& pl, void* temp, const channel_problem<T>& p,
-                                 cudaStream_t stream) {
+template <typename Policy, int Lanes, typename Problem>
+status launch_channel_tiles_with(const tensor_plan& pl, void* temp, const Problem& p, cudaStream_t stream) {
+  using T = typename Problem::value_type;
   constexpr int threads = Policy::channel_threads;
-  const auto kernel = channel_tiles_kernel<threads, Lanes, Policy::channel_steps, Policy::channel_min_blocks, T>;
+  const auto kernel = channel_tiles_kernel<threads, Lanes, Policy::channel_steps, Policy::channel_min_blocks, Problem>;
   const std::int64_t tiles = pl.tiling.tiles();
   // The grid size first: a failed query then leaves nothing enqueued. Persistent blocks take
   // tiles from the counter until none are left.
@@ -41,9 +41,8 @@ status launch_channel_tiles_with(const tensor_plan& pl, void* temp, const channe
   return status(cudaPeekAtLastError());
 }
 
-template <typename Policy, typename T>
-status launch_channel_tiles(const tensor_plan& pl, void* temp, const channel_problem<T>& p,
-                            cudaStream_t stream) {
+template <typename Policy, typename Problem>
+status launch_channel_tiles(const tensor_plan& pl, void* temp, const Problem& p, cudaStream_t stream) {
   switch (pl.lanes) {
     case 8: return launch_channel_tiles_with<Policy, 8>(pl, temp, p, stream);
     case 16: return launch_channel_tiles_with<Policy, 16>(pl, temp, p, stream);
@@ -51,10 +50,10 @@ status launch_channel_tiles(const tensor_plan& pl, void* temp, const channel_pro
   }
 }
 
-template <typename Policy, typename T>
-status launch_channel_walk(const tensor_plan& pl, const channel_problem<T>& p, cudaStream_t stream) {
+template <typename Policy, typename Problem>
+status launch_channel_walk(const tensor_plan& pl, const Problem& p, cudaStream_t stream) {
   constexpr int threads = Policy::channel_walk_threads;
-  channel_walk_kernel<threads, 8, Policy::channel_walk_steps, T>
+  channel_walk_kernel<threads, 8, Policy::channel_walk_steps, Problem>
       <<<grid_blocks(pl.tiling.groups), threads, 0, stream>>>(p, pl.tiling);
   return status(cudaPeekAtLastError());
 }
@@ -128,14 +127,9 @@ status linear_recurrence(const T* a, const T* b, T* h, const tensor_layout& layo
   if (pl.temp_bytes <= detail::temp_alignment) {
     return detail::enqueue_tensor<T, Policy>(pl, nullptr, a, b, h, layout, h0, h_final, stream);
   }
-  void* temp = nullptr;
-  if (const cudaError_t e = cudaMallocAsync(&temp, pl.temp_bytes, stream); e != cudaSuccess) {
-    return status(e);
-  }
-  const status result = detail::enqueue_tensor<T, Policy>(pl, detail::align_temp(temp), a, b, h, layout,
-                                                          h0, h_final, stream);
-  const cudaError_t freed = cudaFreeAsync(temp, stream);
-  return result.ok() ? status(freed) : result;
+  return detail::with_stream_ordered_temp(pl.temp_bytes, stream, [&](void* temp) {
+    return detail::enqueue_tensor<T, Policy>(pl, temp, a, b, h, layout, h0, h_final, stream);
+  });
 }
 
 }  // namespace linrec

@@ -76,11 +76,31 @@ __device__ __forceinline__ void load_items(const T* a, const T* b, std::int64_t 
   }
 }
 
-/// Stores the b-part of items (the recurrence's h) for positions below `valid`.
+/// Loads positions first..first+Items-1 of one array into `values`; 0 at and past `valid`.
 template <int Items, typename T>
-__device__ __forceinline__ void store_items(T* h, std::int64_t first, std::int64_t valid,
-                                            bool vector_ok, const affine<T> (&items)[Items],
-                                            time_direction dir = {}) {
+__device__ __forceinline__ void load_values(const T* x, std::int64_t first, std::int64_t valid, bool vector_ok,
+                                            T (&values)[Items], time_direction dir = {}) {
+  using vec = vector16<T>;
+  constexpr int width = vec::width;
+#pragma unroll
+  for (int c = 0; c < Items / width; ++c) {
+    const std::int64_t index = first + c * width;
+    if (vector_ok && index + width <= valid) {
+      const auto v = *reinterpret_cast<const typename vec::type*>(x + dir.vector_start<width>(index));
+      const T* e = reinterpret_cast<const T*>(&v);
+#pragma unroll
+      for (int k = 0; k < width; ++k) values[c * width + k] = dir.reverse ? e[width - 1 - k] : e[k];
+    } else {
+#pragma unroll
+      for (int k = 0; k < width; ++k) values[c * width + k] = index + k < valid ? x[dir.at(index + k)] : T(0);
+    }
+  }
+}
+
+/// Stores `values` at positions below `valid`.
+template <int Items, typename T>
+__device__ __forceinline__ void store_values(T* x, std::int64_t first, std::int64_t valid, bool vector_ok,
+                                             const T (&values)[Items], time_direction dir = {}) {
   using vec = vector16<T>;
   constexpr int width = vec::width;
 #pragma unroll
@@ -90,26 +110,26 @@ __device__ __forceinline__ void store_items(T* h, std::int64_t first, std::int64
       typename vec::type v;
       T* e = reinterpret_cast<T*>(&v);
 #pragma unroll
-      for (int k = 0; k < width; ++k) e[k] = dir.reverse ? items[c * width + width - 1 - k].b : items[c * width + k].b;
-      *reinterpret_cast<typename vec::type*>(h + dir.vector_start<width>(index)) = v;
+      for (int k = 0; k < width; ++k) e[k] = dir.reverse ? values[c * width + width - 1 - k] : values[c * width + k];
+      *reinterpret_cast<typename vec::type*>(x + dir.vector_start<width>(index)) = v;
     } else {
 #pragma unroll
       for (int k = 0; k < width; ++k) {
-        if (index + k < valid) h[dir.at(index + k)] = items[c * width + k].b;
+        if (index + k < valid) x[dir.at(index + k)] = values[c * width + k];
       }
     }
   }
 }
 
-/// Writes the state after the last valid position, if this thread holds it.
+/// Stores the b-part of items (the recurrence's h) for positions below `valid`.
 template <int Items, typename T>
-__device__ __forceinline__ void store_final(T* h_final, std::int64_t first, std::int64_t valid,
-                                            const affine<T> (&items)[Items]) {
-  // A compile-time index per item keeps `items` in registers.
+__device__ __forceinline__ void store_items(T* h, std::int64_t first, std::int64_t valid,
+                                            bool vector_ok, const affine<T> (&items)[Items],
+                                            time_direction dir = {}) {
+  T values[Items];
 #pragma unroll
-  for (int i = 0; i < Items; ++i) {
-    if (first + i == valid - 1) *h_final = items[i].b;
-  }
+  for (int i = 0; i < Items; ++i) values[i] = items[i].b;
+  store_values(h, first, valid, vector_ok, values, dir);
 }
 
 }  // namespace linrec::detail

@@ -12,8 +12,9 @@
 
 namespace linrec::detail {
 
-template <int BlockThreads, int Items, typename T>
-__global__ void __launch_bounds__(BlockThreads) warp_per_row_kernel(rows_problem<T> p) {
+template <int BlockThreads, int Items, typename Problem>
+__global__ void __launch_bounds__(BlockThreads) warp_per_row_kernel(Problem p) {
+  using T = typename Problem::value_type;
   static_assert(BlockThreads % 32 == 0, "warps own rows, so blocks are whole warps");
   constexpr std::int64_t chunk_items = 32 * Items;
   constexpr int warps_per_block = BlockThreads / 32;
@@ -26,24 +27,21 @@ __global__ void __launch_bounds__(BlockThreads) warp_per_row_kernel(rows_problem
   allow_next_kernel();
   const std::int64_t warp = std::int64_t(blockIdx.x) * warps_per_block + (threadIdx.x >> 5);
   const std::int64_t warps = std::int64_t(gridDim.x) * warps_per_block;
-  const time_direction dir = p.direction();
   for (std::int64_t row = warp; row < p.rows; row += warps) {
-    const std::int64_t row_offset = p.offset(row, 0);
-    const bool vector_ok = p.vector_ok(row_offset);
+    const bool vector_ok = p.vector_ok(p.offset(row, 0));
     affine<T> carry = p.seed(row);
     for (std::int64_t start = 0; start < p.length; start += chunk_items) {
-      const std::int64_t offset = row_offset + dir.at(start);
       const std::int64_t valid = min(chunk_items, p.length - start);
       affine<T> items[Items];
-      load_items(p.a + offset, p.b + offset, first, valid, vector_ok, items, dir);
+      p.load(row, start, first, valid, vector_ok, items);
       thread_inclusive_scan(items, op);
       affine<T> chunk_aggregate;
       const affine<T> prefix = scan.exclusive_scan(items[Items - 1], carry, chunk_aggregate);
       thread_apply_prefix(items, prefix, op);
-      store_items(p.h + offset, first, valid, vector_ok, items, dir);
+      p.store(row, start, first, valid, vector_ok, items);
       carry = op(carry, chunk_aggregate);
     }
-    if (p.h_final != nullptr && lane == 0) p.h_final[row] = carry.b;
+    if (p.has_final() && lane == 0) p.write_final(row, carry.b);
   }
 }
 
