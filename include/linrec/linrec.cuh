@@ -4,6 +4,7 @@
 #include <linrec/affine.cuh>
 #include <linrec/block_scan.cuh>
 #include <linrec/linear_recurrence.cuh>
+#include <linrec/linear_recurrence_backward.cuh>
 #include <linrec/policy.cuh>
 #include <linrec/row_layout.cuh>
 #include <linrec/status.cuh>

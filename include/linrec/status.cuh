@@ -30,6 +30,18 @@ enum class error : int {
   negative_stride_b,            ///< a stride of tensor_layout.b is negative
   negative_stride_h,            ///< a stride of tensor_layout.h is negative
   h_overlaps_itself,            ///< tensor_layout.h's strides send two elements to one place
+  null_g,                       ///< backward: g == nullptr while the problem is not empty
+  null_da,                      ///< backward: da == nullptr while the problem is not empty
+  null_db,                      ///< backward: db == nullptr while the problem is not empty
+  misaligned_g,                 ///< backward: g is not aligned to alignof(T)
+  misaligned_da,                ///< backward: da is not aligned to alignof(T)
+  misaligned_db,                ///< backward: db is not aligned to alignof(T)
+  misaligned_g_final,           ///< backward: g_final is not aligned to alignof(T)
+  misaligned_dh0,               ///< backward: dh0 is not aligned to alignof(T)
+  da_overlaps,                  ///< backward: da overlaps a, h, g or db
+  db_overlaps,                  ///< backward: db overlaps a, h or da, or g without being g exactly
+  da_overlaps_itself,           ///< backward: tensor_layout.a's strides send two elements of da to one place
+  db_overlaps_itself,           ///< backward: tensor_layout.b's strides send two elements of db to one place
   cuda_error,                   ///< a CUDA runtime call failed; status::cuda() says which error
 };
 
@@ -60,6 +72,21 @@ inline const char* error_string(error e) noexcept {
     case error::negative_stride_h: return "layout.h has a negative stride";
     case error::h_overlaps_itself:
       return "layout.h's strides map two elements to one place (zero or interleaved strides)";
+    case error::null_g: return "g is null but the problem is not empty";
+    case error::null_da: return "da is null but the problem is not empty";
+    case error::null_db: return "db is null but the problem is not empty";
+    case error::misaligned_g: return "g is not aligned to alignof(T)";
+    case error::misaligned_da: return "da is not aligned to alignof(T)";
+    case error::misaligned_db: return "db is not aligned to alignof(T)";
+    case error::misaligned_g_final: return "g_final is not aligned to alignof(T)";
+    case error::misaligned_dh0: return "dh0 is not aligned to alignof(T)";
+    case error::da_overlaps: return "da overlaps a, h, g or db";
+    case error::db_overlaps:
+      return "db overlaps a, h or da, or partially overlaps g (in-place use needs db == g exactly)";
+    case error::da_overlaps_itself:
+      return "layout.a's strides map two elements of da to one place (a broadcast a needs its gradient summed)";
+    case error::db_overlaps_itself:
+      return "layout.b's strides map two elements of db to one place (a broadcast b needs its gradient summed)";
     case error::cuda_error: return "a CUDA runtime call failed";
   }
   return "unknown linrec::error";
