@@ -4,16 +4,19 @@
 #pragma once
 
 #include <benchmark/benchmark.h>
+#include <linrec/tensor_layout.cuh>
 
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
 #include <map>
+#include <utility>
 #include <vector>
 
 namespace linrec_bench {
@@ -188,6 +191,30 @@ inline void run_timed(benchmark::State& state, const std::function<void(int)>& c
     state.SetIterationTime(t * 1e-3);
   }
   report(state, ms, sets.elements, median(enqueue_ms));
+}
+
+/// Max error of the backward pass's da and db (device arrays of `l`'s h layout, as are a, the
+/// forward output h and g) against a float64 adjoint on the host, with h0 = g_final = 0.
+inline double adjoint_max_error(const float* d_a, const float* d_h, const float* d_g, const float* d_da,
+                                const float* d_db, const linrec::tensor_layout& l) {
+  const std::size_t m = std::size_t(l.elements());
+  std::vector<float> a(m), g(m), h(m), da(m), db(m);
+  const std::pair<std::vector<float>*, const float*> copies[] = {{&a, d_a}, {&g, d_g}, {&h, d_h}, {&da, d_da}, {&db, d_db}};
+  for (const auto& [host, device] : copies) CHECK(cudaMemcpy(host->data(), device, m * 4, cudaMemcpyDeviceToHost));
+  double worst = 0;
+  for (std::int64_t bi = 0; bi < l.batch; ++bi) {
+    for (std::int64_t c = 0; c < l.channels; ++c) {
+      double delta = 0;
+      for (std::int64_t t = l.length - 1; t >= 0; --t) {
+        const std::size_t i = std::size_t(l.h.offset(bi, t, c));
+        delta = double(g[i]) + (t == l.length - 1 ? 0.0 : double(a[std::size_t(l.h.offset(bi, t + 1, c))]) * delta);
+        const double want_da = t == 0 ? 0.0 : delta * double(h[std::size_t(l.h.offset(bi, t - 1, c))]);
+        const double e = std::fmax(std::fabs(db[i] - delta), std::fabs(da[i] - want_da));
+        worst = std::isnan(e) ? INFINITY : std::fmax(worst, e);
+      }
+    }
+  }
+  return worst;
 }
 
 /// main() of a benchmark binary: refuses to run without a GPU (exit 2), else registers and runs.

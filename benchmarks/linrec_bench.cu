@@ -40,7 +40,8 @@ double max_error(const data_sets& sets, const linrec::row_layout& layout) {
   double worst = 0;
   for (std::int64_t r = 0; r < layout.rows; ++r) {
     double state = 0;
-    for (std::int64_t t = 0; t < layout.length; ++t) {
+    for (std::int64_t k = 0; k < layout.length; ++k) {
+      const std::int64_t t = layout.reverse ? layout.length - 1 - k : k;
       const std::size_t i = std::size_t(r * layout.length + t);
       state = double(a[i]) * state + double(b[i]);
       const double e = std::fabs(double(h[i]) - state);
@@ -122,6 +123,89 @@ void bench_cub_affine(benchmark::State& state, std::int64_t length) {
   run_timed(state, call, sets);
 }
 
+// The backward pass bytes: a, h and g read, da and db written.
+constexpr double backward_bytes_per_element = 20;
+
+// Rescales the counters run_timed reported for 12 B per element to the backward pass's 20.
+void report_backward(benchmark::State& state, std::int64_t n) {
+  const double med_ms = state.counters["median_us"] / 1e3;
+  state.counters["GBps"] = backward_bytes_per_element * double(n) / (med_ms * 1e-3) / 1e9;
+  state.counters["copy_fraction"] = copy_roofline_ms(n) * backward_bytes_per_element / 12 / med_ms;
+}
+
+// Row r reversed, with the adjoint's coefficients: out_a[t] = a[L-t] (1 at t = 0), out_g[t] = g[L-1-t].
+__global__ void flip_for_adjoint(const float* a, const float* g, float* out_a, float* out_g, std::int64_t rows,
+                                 std::int64_t length) {
+  const std::int64_t n = rows * length;
+  for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n; i += std::int64_t(gridDim.x) * blockDim.x) {
+    const std::int64_t r = i / length, t = i - r * length;
+    out_a[i] = t == 0 ? 1.0f : a[r * length + length - t];
+    out_g[i] = g[r * length + length - 1 - t];
+  }
+}
+// db[t] = δ_rev[L-1-t], da[t] = db[t] h[t-1] (h0 = 0).
+__global__ void unflip_gradients(const float* delta_rev, const float* h, float* da, float* db, std::int64_t rows,
+                                 std::int64_t length) {
+  const std::int64_t n = rows * length;
+  for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n; i += std::int64_t(gridDim.x) * blockDim.x) {
+    const std::int64_t r = i / length, t = i - r * length;
+    const float d = delta_rev[r * length + length - 1 - t];
+    db[i] = d;
+    da[i] = t == 0 ? 0.0f : d * h[i - 1];
+  }
+}
+
+// The backward pass on rows: linrec's fused kernel, or (`flipped`) what users do without it:
+// flip a and g, run the forward scan, flip the adjoint back and multiply by h.
+void bench_backward(benchmark::State& state, linrec::row_layout layout, bool flipped) {
+  const std::int64_t n = layout.rows * layout.length;
+  std::size_t bytes = 0;
+  if (!linrec::linear_recurrence_backward<float>(nullptr, bytes, nullptr, nullptr, nullptr, nullptr, nullptr, layout)) {
+    state.SkipWithError("size query failed");
+    return;
+  }
+  copy_roofline_ms(n);
+  data_sets sets(n, bytes);  // a = a, b = g, h = the forward output (computed below)
+  float *da, *db, *flip_a, *flip_g;
+  CHECK(cudaMalloc(&da, n * 4));
+  CHECK(cudaMalloc(&db, n * 4));
+  CHECK(cudaMalloc(&flip_a, flipped ? n * 4 : 4));
+  CHECK(cudaMalloc(&flip_g, flipped ? n * 4 : 4));
+  for (int c = 0; c < sets.copies; ++c) {
+    std::size_t temp_bytes = sets.temp_bytes;
+    CHECK(linrec::linear_recurrence<float>(sets.temp, temp_bytes, sets.a[c], sets.b[c], sets.h[c], layout, nullptr,
+                                           nullptr, bench_stream()).cuda());
+  }
+  linrec::status status;
+  const auto call = [&](int c) {
+    std::size_t temp_bytes = sets.temp_bytes;
+    if (flipped) {
+      flip_for_adjoint<<<2048, 256, 0, bench_stream()>>>(sets.a[c], sets.b[c], flip_a, flip_g, layout.rows, layout.length);
+      status = linrec::linear_recurrence<float>(sets.temp, temp_bytes, flip_a, flip_g, flip_g, layout, nullptr, nullptr,
+                                                bench_stream());
+      unflip_gradients<<<2048, 256, 0, bench_stream()>>>(flip_g, sets.h[c], da, db, layout.rows, layout.length);
+    } else {
+      status = linrec::linear_recurrence_backward<float>(sets.temp, temp_bytes, sets.a[c], sets.h[c], sets.b[c], da, db,
+                                                         layout, nullptr, nullptr, nullptr, bench_stream());
+    }
+  };
+  call(0);
+  CHECK(cudaStreamSynchronize(bench_stream()));
+  if (!status) {
+    state.SkipWithError(status.message());
+    return;
+  }
+  // da and db of copy 0 against a float64 adjoint on the host (h from the device's forward pass).
+  const auto as_tensor = linrec::tensor_layout::uniform(layout.rows, layout.length, 1, {layout.length, 1, 0});
+  if (const double e = adjoint_max_error(sets.a[0], sets.h[0], sets.b[0], da, db, as_tensor); !(e < 1e-3)) {
+    state.SkipWithError(("wrong gradients, max error " + std::to_string(e)).c_str());
+    return;
+  }
+  run_timed(state, call, sets);
+  report_backward(state, n);
+  cudaFree(da), cudaFree(db), cudaFree(flip_a), cudaFree(flip_g);
+}
+
 template <linrec::strategy S>
 struct forced_policy : linrec::default_policy<float> {
   static constexpr linrec::strategy forced = S;
@@ -182,6 +266,10 @@ void register_all() {
                         shape{1, 1 << 14}, shape{1, 1 << 20}, shape{64, 1 << 20}}) {
     const row_layout layout = row_layout::contiguous(s.rows, s.length);
     add(name("linrec", s), [=](benchmark::State& st) { bench_linrec<linrec::default_policy<float>>(st, layout); });
+    // Backwards in time, reading each row from its end: the same kernels, reversed vectors.
+    add(name("linrec_reverse", s), [=](benchmark::State& st) {
+      bench_linrec<linrec::default_policy<float>>(st, layout.reversed());
+    });
     if (s.rows * s.length <= (1 << 20)) {
       // The same calls captured in a CUDA graph and replayed: no host work between them.
       add(name("linrec_graph", s), [=](benchmark::State& st) { bench_linrec<linrec::default_policy<float>>(st, layout, true); });
@@ -191,6 +279,10 @@ void register_all() {
       if (s.rows == 1 && s.length > (1 << 20)) st.SkipWithError("one block on one long row: not a contender");
       else bench_linrec<forced_policy<strategy::block_per_row>>(st, layout);
     });
+    if ((s.rows == 1024 && s.length == 65536) || (s.rows == 1 && s.length == (1 << 28))) {
+      add(name("linrec_backward", s), [=](benchmark::State& st) { bench_backward(st, layout, false); });
+      add(name("flip_forward_flip_backward", s), [=](benchmark::State& st) { bench_backward(st, layout, true); });
+    }
     if (s.length <= 4096) {
       add(name("linrec_warp_per_row", s), [=](benchmark::State& st) { bench_linrec<forced_policy<strategy::warp_per_row>>(st, layout); });
     }

@@ -29,7 +29,9 @@ __global__ void sequential_loop(const float* a, const float* b, float* h, tensor
   for (std::int64_t s = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; s < sequences;
        s += std::int64_t(gridDim.x) * blockDim.x) {
     const std::int64_t bi = s / l.channels, c = s - bi * l.channels;
-    const std::int64_t base = l.h.offset(bi, 0, c), step = l.h.time;
+    // Backwards in time (l.reverse): from the last step, with the time stride negated.
+    const std::int64_t base = l.h.offset(bi, l.reverse ? l.length - 1 : 0, c);
+    const std::int64_t step = l.reverse ? -l.h.time : l.h.time;
     float state = 0;
     for (std::int64_t t0 = 0; t0 < l.length; t0 += Ahead) {
       float ra[Ahead], rb[Ahead];
@@ -124,6 +126,45 @@ void bench_linrec(benchmark::State& state, tensor_layout l, const std::string& s
   add_counters(state, n, shape);
 }
 
+// The backward pass (a, h, g read; da, db written: 20 B per element), its gradients checked against
+// a float64 adjoint on the host first. Counters as for the forward, rescaled to 20 B per element.
+void bench_backward(benchmark::State& state, tensor_layout l, const std::string& shape) {
+  const std::int64_t n = l.elements();
+  std::size_t bytes = 0;
+  if (!linrec::linear_recurrence_backward<float>(nullptr, bytes, nullptr, nullptr, nullptr, nullptr, nullptr, l)) {
+    state.SkipWithError("size query failed");
+    return;
+  }
+  copy_roofline_ms(n);
+  data_sets sets(n, bytes);  // a = a, b = g, h = the forward output
+  float *da, *db;
+  CHECK(cudaMalloc(&da, std::size_t(n) * 4));
+  CHECK(cudaMalloc(&db, std::size_t(n) * 4));
+  for (int c = 0; c < sets.copies; ++c) launch_sequential(sets.a[c], sets.b[c], sets.h[c], l);
+  linrec::status status;
+  const auto call = [&](int c) {
+    std::size_t temp_bytes = sets.temp_bytes;
+    status = linrec::linear_recurrence_backward<float>(sets.temp, temp_bytes, sets.a[c], sets.h[c], sets.b[c], da, db, l,
+                                                       nullptr, nullptr, nullptr, bench_stream());
+  };
+  call(0);
+  CHECK(cudaStreamSynchronize(bench_stream()));
+  if (!status) {
+    state.SkipWithError(status.message());
+    return;
+  }
+  if (const double e = adjoint_max_error(sets.a[0], sets.h[0], sets.b[0], da, db, l); !(e < 1e-3)) {
+    state.SkipWithError(("wrong gradients, max error " + std::to_string(e)).c_str());
+    return;
+  }
+  run_timed(state, call, sets);
+  add_counters(state, n, shape);
+  const double med_ms = state.counters["median_us"] / 1e3;
+  state.counters["GBps"] = 20.0 * double(n) / (med_ms * 1e-3) / 1e9;
+  state.counters["copy_fraction"] = copy_roofline_ms(n) * 20.0 / 12.0 / med_ms;
+  cudaFree(da), cudaFree(db);
+}
+
 // Tuning candidates for the channel tiles.
 template <linrec::strategy S, int MinBlocks, int Steps = 4, int WalkThreads = 64>
 struct channel_tuning : linrec::default_policy<float> {
@@ -161,6 +202,10 @@ void register_all() {
       benchmark::RegisterBenchmark((name + "/" + dims).c_str(), fn)->UseManualTime()->Unit(benchmark::kMicrosecond)->Iterations(30);
     };
     add("linrec", [=](benchmark::State& st) { bench_linrec<linrec::default_policy<float>>(st, l, dims); });
+    add("linrec_reverse", [=](benchmark::State& st) { bench_linrec<linrec::default_policy<float>>(st, l.reversed(), dims); });
+    if ((s.batch == 1 && s.length == 65536 && s.channels == 1024) || (s.batch == 8 && s.length == 4096)) {
+      add("linrec_backward", [=](benchmark::State& st) { bench_backward(st, l, dims); });
+    }
     add("tune_tiles_mb3", [=](benchmark::State& st) { bench_linrec<channel_tuning<strategy::channel_tiles, 3>>(st, l, dims); });
     if (s.batch * s.channels >= 256 * 32) {  // enough groups for a block each to walk
       add("tune_walk_128x4", [=](benchmark::State& st) { bench_linrec<channel_tuning<strategy::channel_walk, 2, 4, 128>>(st, l, dims); });
