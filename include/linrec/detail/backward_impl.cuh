@@ -99,14 +99,6 @@ status enqueue_backward(const plan& pl, void* temp, const T* a, const T* h, cons
                               stream);
 }
 
-// Whether 16-byte channel vectors fit an operand at pointer p with strides s.
-template <typename T>
-bool channel_vectors_fit(const T* p, const tensor_strides& s, const tensor_layout& l) {
-  tensor_layout one = l;
-  one.a = one.b = one.h = s;
-  return vectors_fit(p, p, p, one);
-}
-
 template <typename T, typename Policy>
 status enqueue_tensor_backward(const tensor_plan& pl, void* temp, const T* a, const T* h, const T* g, T* da, T* db,
                                const tensor_layout& l, const T* h0, const T* g_final, T* dh0,
@@ -126,9 +118,9 @@ status enqueue_tensor_backward(const tensor_plan& pl, void* temp, const T* a, co
     h += last * l.h.time, g += last * l.h.time;
     walked.a.time = -l.a.time, walked.b.time = -l.b.time, walked.h.time = -l.h.time;
   }
-  const bool vectors = channel_vectors_fit(a, walked.a, walked) && channel_vectors_fit(da, walked.a, walked) &&
-                       channel_vectors_fit(db, walked.b, walked) && channel_vectors_fit(h, walked.h, walked) &&
-                       channel_vectors_fit(g, walked.h, walked);
+  const bool vectors = vectors_fit(a, walked.a, walked) && vectors_fit(da, walked.a, walked) &&
+                       vectors_fit(db, walked.b, walked) && vectors_fit(h, walked.h, walked) &&
+                       vectors_fit(g, walked.h, walked);
   const channel_adjoint_problem<T> p{a,       h,        g,          da,       db,       h0,      g_final,
                                      dh0,     l.batch,  l.length,   l.channels, walked.a, walked.b, walked.h,
                                      vectors};

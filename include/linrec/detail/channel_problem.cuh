@@ -126,15 +126,20 @@ struct channel_tiling {
   __host__ __device__ constexpr std::int64_t tiles() const { return groups * chunks; }
 };
 
+// Whether one operand (pointer p, strides s) takes 16-byte vectors across channels, every run of
+// vector16<T>::width channels that starts at a multiple of the width aligned.
+template <typename T>
+bool vectors_fit(const T* p, const tensor_strides& s, const tensor_layout& l) {
+  constexpr std::int64_t width = vector16<T>::width;
+  // A stride along a dimension of one element never moves a pointer, so it need not divide.
+  return aligned16(p) && (s.channel == 1 || l.channels == 1) && (l.batch == 1 || s.batch % width == 0) &&
+         (l.length == 1 || s.time % width == 0);
+}
+
+// The same for the forward's three operands.
 template <typename T>
 bool vectors_fit(const T* a, const T* b, const T* h, const tensor_layout& l) {
-  constexpr std::int64_t width = vector16<T>::width;
-  const auto fits = [&](const T* p, const tensor_strides& s) {
-    // A stride along a dimension of one element never moves a pointer, so it need not divide.
-    return aligned16(p) && (s.channel == 1 || l.channels == 1) && (l.batch == 1 || s.batch % width == 0) &&
-           (l.length == 1 || s.time % width == 0);
-  };
-  return fits(a, l.a) && fits(b, l.b) && fits(h, l.h);
+  return vectors_fit(a, l.a, l) && vectors_fit(b, l.b, l) && vectors_fit(h, l.h, l);
 }
 
 }  // namespace linrec::detail
