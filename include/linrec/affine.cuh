@@ -5,11 +5,38 @@
 // associative but not commutative, so every operation here names which operand is applied first.
 #pragma once
 
+#include <linrec/value_types.cuh>
+
 #include <cuda_runtime.h>
 
 namespace linrec {
 
-/// The affine map x -> a * x + b over value type T (float or double today).
+namespace detail {
+/// x * y + z. For complex values, the textbook product (ac - bd, ad + bc) without the C99 Annex G
+/// recovery of cuda::std::complex's operator*, which would turn some (inf, nan) products back into
+/// infinities: here, as in a sequential loop written with the same formula, a NaN stays a NaN,
+/// and the product costs four multiply-adds instead of a dozen checks.
+template <typename T>
+__host__ __device__ constexpr T multiply_add(const T& x, const T& y, const T& z) noexcept {
+  if constexpr (is_complex_v<T>) {
+    return T(x.real() * y.real() - x.imag() * y.imag() + z.real(),
+             x.real() * y.imag() + x.imag() * y.real() + z.imag());
+  } else {
+    return x * y + z;
+  }
+}
+template <typename T>
+__host__ __device__ constexpr T multiply(const T& x, const T& y) noexcept {
+  if constexpr (is_complex_v<T>) {
+    return T(x.real() * y.real() - x.imag() * y.imag(), x.real() * y.imag() + x.imag() * y.real());
+  } else {
+    return x * y;
+  }
+}
+}  // namespace detail
+
+/// The affine map x -> a * x + b over an accumulator type T: float, double,
+/// cuda::std::complex<float> or cuda::std::complex<double> (see value_types.cuh).
 ///
 /// A run of elements t0..t1 composes into one affine map: applying it to h[t0-1] gives h[t1].
 /// `identity()` is the map x -> x, i.e. (1, 0).
@@ -21,7 +48,7 @@ struct affine {
   __host__ __device__ static constexpr affine identity() noexcept { return {T(1), T(0)}; }
 
   /// Applies the map to x: a * x + b.
-  __host__ __device__ constexpr T operator()(T x) const noexcept { return a * x + b; }
+  __host__ __device__ constexpr T operator()(T x) const noexcept { return detail::multiply_add(a, x, b); }
 };
 
 /// outer ∘ inner: the map that applies `inner` first, then `outer`.
@@ -30,7 +57,7 @@ struct affine {
 template <typename T>
 __host__ __device__ constexpr affine<T> compose(const affine<T>& outer,
                                                 const affine<T>& inner) noexcept {
-  return {outer.a * inner.a, outer.a * inner.b + outer.b};
+  return {detail::multiply(outer.a, inner.a), detail::multiply_add(outer.a, inner.b, outer.b)};
 }
 
 /// The binary scan operator in the convention of CUB and the std algorithms: `op(earlier, later)`.

@@ -26,8 +26,21 @@ namespace linrec {
 /// h[r, length] = h0[r] (or 0) and h_final[r] = h[r, 0]; chunks then chain from the last to the
 /// first. The data is read in place, with no flipped copies, on every strategy.
 ///
-/// - T: float or double; the scan runs in T.
-/// - In place: h may be the same array as a or as b; any other overlap with them is an error.
+/// - Types: h, h0 and h_final are stored as T; a as A and b as B (deduced from the pointers).
+///   Each is float, double, __half, __nv_bfloat16, cuda::std::complex<float> or
+///   cuda::std::complex<double>. The state is carried in Policy::accumulator_type, by default
+///   accumulator_t<A, B, T> (value_types.cuh): float for float and the 2-byte types, double if
+///   any operand is double, complex if any is. Each h is rounded once to T. Complex products are
+///   the plain (ac - bd, ad + bc).
+/// - Policy: auto_policy stands for default_policy<T, A, B>; a policy of your own derives from
+///   the default_policy of the same operand types (see policy.cuh).
+/// - Non-finite inputs: a NaN in a[t] or b[t] (or h0) makes h[t] and every later step NaN, and
+///   leaves every earlier step as it was, as in the sequential loop. Infinities propagate as in
+///   the loop, except that the scan also multiplies a's together: where such a product is
+///   infinite (an infinite a, or overflow) and meets a zero (h0 = 0, or a zero a), the scan gives
+///   NaN where the loop multiplied the zero into h first.
+/// - In place: h may be the same array as a or as b (same element size); any other overlap with
+///   them is an error.
 /// - Temporary storage, CUB-style: with d_temp_storage == nullptr, only sets temp_storage_bytes
 ///   (never 0) from the layout alone and returns; pointers are not checked then. Otherwise
 ///   d_temp_storage must hold temp_storage_bytes ≥ that size (any alignment) and must not be used
@@ -39,19 +52,30 @@ namespace linrec {
 /// - Strategy: `Policy::forced`, or from the shape (see default_policy and chosen_strategy):
 ///   short rows one per warp, many rows one per block, fewer long rows in tiles across blocks
 ///   with a single-pass decoupled look-back.
-template <typename T, typename Policy = default_policy<T>>
+template <typename T, typename Policy = auto_policy>
 status linear_recurrence(void* d_temp_storage, std::size_t& temp_storage_bytes, const T* a,
                          const T* b, T* h, row_layout layout, const T* h0 = nullptr,
                          T* h_final = nullptr, cudaStream_t stream = nullptr);
 
-/// The same, with temporary storage taken stream-ordered on `stream` (cudaMallocAsync, then
-/// cudaFreeAsync after the work) when the strategy needs any. Arguments are all checked first.
-template <typename T, typename Policy = default_policy<T>>
-status linear_recurrence(const T* a, const T* b, T* h, row_layout layout, const T* h0 = nullptr,
+/// The same with a and b stored in types of their own, A and B (deduced from the pointers).
+/// (The overload above, for one storage type, lets a size query pass nullptr for a and b.)
+template <typename T, typename Policy = auto_policy, typename A, typename B>
+status linear_recurrence(void* d_temp_storage, std::size_t& temp_storage_bytes, const A* a,
+                         const B* b, T* h, row_layout layout, const T* h0 = nullptr,
                          T* h_final = nullptr, cudaStream_t stream = nullptr);
 
-/// The strategy linear_recurrence<T, Policy> takes for `layout` (for logs, tests and tuning).
-template <typename T, typename Policy = default_policy<T>>
+/// The same, with temporary storage taken stream-ordered on `stream` (cudaMallocAsync, then
+/// cudaFreeAsync after the work) when the strategy needs any. Arguments are all checked first.
+template <typename T, typename Policy = auto_policy>
+status linear_recurrence(const T* a, const T* b, T* h, row_layout layout, const T* h0 = nullptr,
+                         T* h_final = nullptr, cudaStream_t stream = nullptr);
+template <typename T, typename Policy = auto_policy, typename A, typename B>
+status linear_recurrence(const A* a, const B* b, T* h, row_layout layout, const T* h0 = nullptr,
+                         T* h_final = nullptr, cudaStream_t stream = nullptr);
+
+/// The strategy linear_recurrence<T, Policy> takes for `layout` (for logs, tests and tuning), with
+/// a stored as A and b as B.
+template <typename T, typename Policy = auto_policy, typename A = T, typename B = T>
 constexpr strategy chosen_strategy(row_layout layout) noexcept;
 
 /// The same recurrence over 3-D operands: for every batch entry b and channel c,
@@ -69,7 +93,7 @@ constexpr strategy chosen_strategy(row_layout layout) noexcept;
 ///   - anything else: lanes across channels with 16-byte vectors where channels are contiguous
 ///     and aligned in all three operands: strategy::channel_walk (a block walks all of time for
 ///     its group of channels, carry on chip) when there are at least
-///     Policy::channel_walk_min_groups groups of 8 vectors of channels, otherwise
+///     Policy::channel_walk_min_groups groups of the walk's channels, otherwise
 ///     strategy::channel_tiles (time cut into chunks carried by decoupled look-back). The same
 ///     kernels with element-wise accesses serve any other strides: correct, but slower the less
 ///     contiguous the channels are.
@@ -78,18 +102,25 @@ constexpr strategy chosen_strategy(row_layout layout) noexcept;
 ///   b's span is an error, even where the elements would interleave without touching.
 /// - Temporary storage, asynchrony and bad input: as for row layouts, with the errors naming the
 ///   tensor_layout member at fault (negative_batch, negative_stride_a, ...).
-template <typename T, typename Policy = default_policy<T>>
+template <typename T, typename Policy = auto_policy>
 status linear_recurrence(void* d_temp_storage, std::size_t& temp_storage_bytes, const T* a,
                          const T* b, T* h, const tensor_layout& layout, const T* h0 = nullptr,
                          T* h_final = nullptr, cudaStream_t stream = nullptr);
+template <typename T, typename Policy = auto_policy, typename A, typename B>
+status linear_recurrence(void* d_temp_storage, std::size_t& temp_storage_bytes, const A* a,
+                         const B* b, T* h, const tensor_layout& layout, const T* h0 = nullptr,
+                         T* h_final = nullptr, cudaStream_t stream = nullptr);
 
 /// The same, with temporary storage taken stream-ordered on `stream` where the path needs any.
-template <typename T, typename Policy = default_policy<T>>
+template <typename T, typename Policy = auto_policy>
 status linear_recurrence(const T* a, const T* b, T* h, const tensor_layout& layout,
+                         const T* h0 = nullptr, T* h_final = nullptr, cudaStream_t stream = nullptr);
+template <typename T, typename Policy = auto_policy, typename A, typename B>
+status linear_recurrence(const A* a, const B* b, T* h, const tensor_layout& layout,
                          const T* h0 = nullptr, T* h_final = nullptr, cudaStream_t stream = nullptr);
 
 /// The strategy linear_recurrence<T, Policy> takes for a tensor layout.
-template <typename T, typename Policy = default_policy<T>>
+template <typename T, typename Policy = auto_policy, typename A = T, typename B = T>
 constexpr strategy chosen_strategy(const tensor_layout& layout) noexcept;
 
 }  // namespace linrec

@@ -24,6 +24,12 @@ namespace linrec {
 /// always runs against the forward's direction). One pass: a, h and g are read once, da and db
 /// written once; the adjoint scan, the shifted reads of a and h and the products are one kernel.
 ///
+/// - T: every operand's storage type, any of linear_recurrence's (float, double, __half,
+///   __nv_bfloat16, cuda::std::complex<float>, cuda::std::complex<double>); the adjoint is carried
+///   in Policy::accumulator_type (float for the 2-byte types) and each gradient rounded once.
+/// - Complex: gradients in PyTorch's convention, dx = dL/dRe(x) + i dL/dIm(x) for a real loss L,
+///   so the adjoint runs with conj(a): δ[t] = g[t] + conj(a[t+1]) δ[t+1], da[t] = δ[t] conj(h[t-1]),
+///   dh0 = conj(a[0]) δ[0] (for real T, conj is nothing).
 /// - a, h, g, da, db: device arrays with the forward's layout; db may be g itself (in place), no
 ///   other overlap among da, db and the inputs is allowed.
 /// - h0: the forward's initial state (null: 0). g_final: null for 0. dh0: null to skip it.

@@ -11,4 +11,5 @@
 #include <linrec/tensor_layout.cuh>
 #include <linrec/tile_lookback.cuh>
 #include <linrec/tile_status.cuh>
+#include <linrec/value_types.cuh>
 #include <linrec/warp_scan.cuh>

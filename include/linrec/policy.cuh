@@ -1,7 +1,11 @@
 // linrec/policy.cuh — the tuning knobs of linear_recurrence, as one type with documented defaults.
 #pragma once
 
+#include <linrec/value_types.cuh>
+
+#include <algorithm>
 #include <cstdint>
+#include <type_traits>
 
 namespace linrec {
 
@@ -17,24 +21,41 @@ enum class strategy {
                    ///< carrying on chip: for many channel groups
 };
 
-/// The defaults, tuned on an H200 (sm_90). To change a knob, derive and shadow it:
+/// The defaults, tuned on an H200 (sm_90), for h stored as H, a as A and b as B, with the state
+/// carried in Accumulator. To change a knob, derive and shadow it:
 ///
 ///     struct my_policy : linrec::default_policy<float> {
 ///       static constexpr linrec::strategy forced = linrec::strategy::block_per_row;
 ///     };
 ///     linrec::linear_recurrence<float, my_policy>(...);
 ///
-/// Items per thread scale with the element size, so a thread moves whole 16-byte vectors of each
-/// input array per tile and a tile holds the same number of bytes for float and double.
-template <typename T>
+/// and to carry, say, float storage in a double state:
+///
+///     struct double_state : linrec::default_policy<float, float, float, double> {};
+///
+/// Items per thread scale with the element sizes: each is a whole number of 16-byte vectors of
+/// every operand, and about 32 bytes of state a thread, so a tile holds the same number of bytes
+/// for float and double.
+template <typename H, typename A = H, typename B = H, typename Accumulator = accumulator_t<A, B, H>>
 struct default_policy {
-  static constexpr int vector_items = 16 / int(sizeof(T));
+  /// The type the state is carried in: float, double, cuda::std::complex<float> or
+  /// cuda::std::complex<double> (complex when any operand is).
+  using accumulator_type = Accumulator;
+  /// Elements of the narrowest operand in one 16-byte vector: every count of items or channels a
+  /// thread owns is a multiple of it.
+  static constexpr int vector_items = 16 / int(std::min({sizeof(A), sizeof(B), sizeof(H)}));
+  /// Items a thread scans in the row strategies: 32 bytes of state (8 for float, 4 for double),
+  /// at least one vector.
+  static constexpr int thread_items = std::max(vector_items, 32 / int(sizeof(Accumulator)));
 
   /// tiled_lookback: threads per block and items per thread (a tile is their product). With the
   /// deferred look-back, 512 x 8 measured 0.63 of copy at 2^28 on the H200, against 0.61 for
-  /// 256 x 16 and 0.54 for 256 x 16 without deferring.
-  static constexpr int lookback_threads = 512;
-  static constexpr int lookback_items = 2 * vector_items;
+  /// 256 x 16 and 0.54 for 256 x 16 without deferring. Fewer threads where a tile's scanned
+  /// state would pass 32 KB of shared memory (the deferred kernel parks a whole tile there): a
+  /// narrow operand (many items a thread) with a wide state, e.g. bf16 a with complex<double> b.
+  static constexpr int lookback_threads =
+      std::clamp(32768 / (thread_items * 2 * int(sizeof(Accumulator))), 64, 512);
+  static constexpr int lookback_items = thread_items;
   /// tiled_lookback: launch only as many blocks as fit on the GPU at once, each taking tile after
   /// tile, instead of one block per tile (measured on the H200: 0.54 vs 0.52 of copy at 2^28).
   static constexpr bool lookback_persistent = true;
@@ -59,7 +80,7 @@ struct default_policy {
 
   /// block_per_row: threads per block and items per thread of each tile a block walks.
   static constexpr int row_block_threads = 128;
-  static constexpr int row_block_items = 2 * vector_items;
+  static constexpr int row_block_items = thread_items;
   /// block_per_row, rows of at most row_block_short_max_length steps: tiles of more threads with
   /// fewer items each, so a row's few tiles take shorter dependent chains (H200: 5.3 vs 6.1 us at
   /// 1024 x 1024 and 1.13 vs 1.05 of copy at 16384 x 4096; on 65536-step rows 128 x 8 is better,
@@ -70,7 +91,7 @@ struct default_policy {
 
   /// warp_per_row: threads per block (a multiple of 32; each warp owns rows) and items per lane.
   static constexpr int row_warp_block_threads = 256;
-  static constexpr int row_warp_items = 2 * vector_items;
+  static constexpr int row_warp_items = thread_items;
 
   /// block_per_row and warp_per_row: launch with programmatic dependent launch (sm_90 and later;
   /// no effect before), so the kernel's launch overlaps the end of the kernel ahead of it on the
@@ -83,17 +104,21 @@ struct default_policy {
   /// 132 SMs), rows go one per block; fewer, longer rows are tiled with look-back.
   static constexpr std::int64_t block_per_row_min_rows = 1024;
 
-  /// channel_tiles: threads per block, and time steps each thread scans in registers (each for
-  /// 16 bytes of consecutive channels, so a thread holds 4 × vector_items elements).
-  static constexpr int channel_threads = 256;
-  static constexpr int channel_steps = 4;
-  /// channel_walk: threads per block (lanes 8 across channels, so the most groups); and, for
-  /// automatic, the fewest channel groups of 8 * vector_items channels (batch × groups) that
-  /// take it: about two blocks per SM resident on an H200.
+  /// channel_walk: threads per block, and lanes across channels (each lane takes vector_items
+  /// channels: 32 channels a group for float and for the 2-byte types, 16 for double).
   static constexpr int channel_walk_threads = 64;
-  static constexpr int channel_walk_steps = 8;  ///< time steps each walk thread scans (0.89 of copy
-                                                ///< at [8, 4096, 4096] against 0.83 with 4)
+  static constexpr int channel_walk_lanes = vector_items >= 8 ? 4 : 8;
+  /// channel_walk: time steps each thread scans, for 64 registers of state (float: 8 steps of 4
+  /// channels; 0.89 of copy at [8, 4096, 4096] against 0.83 with 4).
+  static constexpr int channel_walk_steps =
+      std::clamp(64 * 4 / (vector_items * 2 * int(sizeof(Accumulator))), 1, 8);
+  /// channel_walk, automatic: the fewest channel groups (batch × groups of the walk's channels)
+  /// that take it: about two blocks per SM resident on an H200.
   static constexpr std::int64_t channel_walk_min_groups = 1024;
+  /// channel_tiles: threads per block, and time steps each thread scans in registers (each for
+  /// vector_items consecutive channels): half the walk's.
+  static constexpr int channel_threads = 256;
+  static constexpr int channel_steps = std::max(1, channel_walk_steps / 2);
   /// channel_tiles: the blocks per SM the kernel is compiled to fit (registers).
   static constexpr int channel_min_blocks = 2;
 
@@ -102,5 +127,14 @@ struct default_policy {
   /// tensor layouts only, and send every one of them, time-contiguous or not, down that path.
   static constexpr strategy forced = strategy::automatic;
 };
+
+/// The default Policy argument of linear_recurrence: stands for default_policy<H, A, B> of the
+/// call's operand types (h stored as H, a as A, b as B).
+struct auto_policy {};
+
+namespace detail {
+template <typename Policy, typename H, typename A = H, typename B = H>
+using resolved_policy = std::conditional_t<std::is_same_v<Policy, auto_policy>, default_policy<H, A, B>, Policy>;
+}  // namespace detail
 
 }  // namespace linrec

@@ -12,7 +12,8 @@
 // g at step s; its output at step s pairs δ with h at step s+1 (h0 past the end). Both shifted
 // operands are read as the thread's own aligned vectors plus one neighbouring element, so the
 // kernels keep their vector paths, and everything happens in one pass: a, h and g read once, da
-// and db written once.
+// and db written once. For complex values a and h enter conjugated (PyTorch's convention, see
+// linear_recurrence_backward.cuh).
 #pragma once
 
 #include <linrec/affine.cuh>
@@ -23,9 +24,10 @@
 
 namespace linrec::detail {
 
-template <typename T, bool Reverse>
+template <typename T, typename Acc, bool Reverse>
 struct rows_adjoint_problem {
-  using value_type = T;
+  using value_type = Acc;
+  static constexpr int width = vector_width<T>;
   static constexpr bool bulk_loadable = false;
 
   const T* a;
@@ -45,8 +47,8 @@ struct rows_adjoint_problem {
   __device__ __forceinline__ std::int64_t offset(std::int64_t row, std::int64_t step) const {
     return row * row_stride + (reverse ? length - 1 - step : step);
   }
-  __device__ __forceinline__ affine<T> seed(std::int64_t row) const {
-    return {T(0), g_final != nullptr ? g_final[row] : T(0)};
+  __device__ __forceinline__ affine<Acc> seed(std::int64_t row) const {
+    return {Acc(0), g_final != nullptr ? convert<Acc>(g_final[row]) : Acc(0)};
   }
   __device__ __forceinline__ bool vector_ok(std::int64_t offset) const {
     const std::int64_t start = reverse ? offset + 1 : offset;
@@ -54,60 +56,62 @@ struct rows_adjoint_problem {
            aligned16(db + start);
   }
 
-  // Step s: (a at step s-1, or 1 at the row's first step; g at s).
+  // Step s: (conj(a) at step s-1, or 1 at the row's first step; g at s).
   template <int Items>
   __device__ __forceinline__ void load(std::int64_t row, std::int64_t start, std::int64_t first,
-                                       std::int64_t valid, bool vector_ok, affine<T> (&items)[Items]) const {
+                                       std::int64_t valid, bool vector_ok, affine<Acc> (&items)[Items]) const {
     const std::int64_t at = offset(row, start);
     const time_direction dir = direction();
     load_items(a + at, g + at, first, valid, vector_ok, items, dir);  // (a, g) at each step
-    T earlier = T(1);
-    if (start + first > 0 && first < valid) earlier = a[at + dir.at(first - 1)];
+    Acc earlier = Acc(1);
+    if (start + first > 0 && first < valid) earlier = conjugate(convert<Acc>(a[at + dir.at(first - 1)]));
 #pragma unroll
     for (int k = 0; k < Items; ++k) {
-      const T own = items[k].a;
+      const Acc own = conjugate(items[k].a);
       items[k].a = earlier;
       earlier = own;
-      if (first + k >= valid) items[k] = affine<T>::identity();
+      if (first + k >= valid) items[k] = affine<Acc>::identity();
     }
   }
 
-  // db = δ; da = δ times h at step s+1 (the forward state before step s), h0 (or 0) past the end.
+  // db = δ; da = δ times conj(h) at step s+1 (the forward state before step s), h0 (or 0) past
+  // the end.
   template <int Items>
   __device__ __forceinline__ void store(std::int64_t row, std::int64_t start, std::int64_t first,
-                                        std::int64_t valid, bool vector_ok, const affine<T> (&items)[Items]) const {
+                                        std::int64_t valid, bool vector_ok, const affine<Acc> (&items)[Items]) const {
     const std::int64_t at = offset(row, start);
     const time_direction dir = direction();
-    T delta[Items], state[Items];
+    Acc delta[Items], state[Items];
 #pragma unroll
     for (int k = 0; k < Items; ++k) delta[k] = items[k].b;
     load_values(h + at, first, valid, vector_ok, state, dir);
-    const T before_row = h0 != nullptr ? h0[row] : T(0);
-    T after = before_row;
-    if (first < valid && start + first + Items < length) after = h[at + dir.at(first + Items)];
-    T grad[Items];
+    const Acc before_row = h0 != nullptr ? convert<Acc>(h0[row]) : Acc(0);
+    Acc after = before_row;
+    if (first < valid && start + first + Items < length) after = convert<Acc>(h[at + dir.at(first + Items)]);
+    Acc grad[Items];
 #pragma unroll
     for (int k = 0; k < Items; ++k) {
-      const T before = start + first + k + 1 >= length ? before_row : k + 1 < Items ? state[k + 1] : after;
-      grad[k] = delta[k] * before;
+      const Acc before = start + first + k + 1 >= length ? before_row : k + 1 < Items ? state[k + 1] : after;
+      grad[k] = multiply(delta[k], conjugate(before));
     }
     store_values(db + at, first, valid, vector_ok, delta, dir);
     store_values(da + at, first, valid, vector_ok, grad, dir);
   }
 
   __host__ __device__ __forceinline__ bool has_final() const { return dh0 != nullptr; }
-  // dh0 = a[0] δ[0]: the forward's first step is the adjoint's last.
-  __device__ __forceinline__ void write_final(std::int64_t row, T delta) const {
-    dh0[row] = a[offset(row, length - 1)] * delta;
+  // dh0 = conj(a[0]) δ[0]: the forward's first step is the adjoint's last.
+  __device__ __forceinline__ void write_final(std::int64_t row, Acc delta) const {
+    dh0[row] = convert<T>(multiply(conjugate(convert<Acc>(a[offset(row, length - 1)])), delta));
   }
 };
 
 /// The same adjoint for the channel kernels (interface in channel_problem.cuh): pointers at the
 /// adjoint's first scan step and time strides in its direction. da has a's strides, db has b's,
 /// and g has h's.
-template <typename T>
+template <typename T, typename Acc>
 struct channel_adjoint_problem {
-  using value_type = T;
+  using value_type = Acc;
+  static constexpr int width = vector_width<T>;
   const T* a;
   const T* h;
   const T* g;
@@ -120,16 +124,15 @@ struct channel_adjoint_problem {
   tensor_strides sa, sb, sh;
   bool vectors;  // 16-byte vectors fit all five operands
 
-  __device__ __forceinline__ affine<T> seed(std::int64_t batch_index, std::int64_t channel) const {
-    return {T(0), g_final != nullptr ? g_final[batch_index * channels + channel] : T(0)};
+  __device__ __forceinline__ affine<Acc> seed(std::int64_t batch_index, std::int64_t channel) const {
+    return {Acc(0), g_final != nullptr ? convert<Acc>(g_final[batch_index * channels + channel]) : Acc(0)};
   }
 
-  // Step t: (a at step t-1, or 1 at t = 0; g at t).
+  // Step t: (conj(a) at step t-1, or 1 at t = 0; g at t).
   template <int Steps>
   __device__ __forceinline__ void load(std::int64_t batch_index, std::int64_t t0, std::int64_t channel0, bool vector,
-                                       affine<T> (&items)[Steps][vector16<T>::width]) const {
-    constexpr int width = vector16<T>::width;
-    T va[width], vg[width];
+                                       affine<Acc> (&items)[Steps][width]) const {
+    Acc va[width], vg[width];
 #pragma unroll
     for (int s = 0; s < Steps; ++s) {
       const std::int64_t t = t0 + s;
@@ -138,30 +141,30 @@ struct channel_adjoint_problem {
       load_channel_run(g, sh, batch_index, t, channel0, vector, in_time, channels, vg);
 #pragma unroll
       for (int v = 0; v < width; ++v) {
-        items[s][v] = in_time && channel0 + v < channels ? affine<T>{t > 0 ? va[v] : T(1), vg[v]}
-                                                         : affine<T>::identity();
+        items[s][v] = in_time && channel0 + v < channels ? affine<Acc>{t > 0 ? conjugate(va[v]) : Acc(1), vg[v]}
+                                                         : affine<Acc>::identity();
       }
     }
   }
 
-  // db = δ; da = δ times h at step t+1 (h0, or 0, past the end).
+  // db = δ; da = δ times conj(h) at step t+1 (h0, or 0, past the end).
   template <int Steps>
   __device__ __forceinline__ void store(std::int64_t batch_index, std::int64_t t0, std::int64_t channel0, bool vector,
-                                        const affine<T> (&items)[Steps][vector16<T>::width]) const {
-    constexpr int width = vector16<T>::width;
+                                        const affine<Acc> (&items)[Steps][width]) const {
 #pragma unroll
     for (int s = 0; s < Steps; ++s) {
       const std::int64_t t = t0 + s;
       if (t >= length) break;
-      T delta[width], before[width], grad[width];
+      Acc delta[width], before[width], grad[width];
       load_channel_run(h, sh, batch_index, t + 1, channel0, vector, t + 1 < length, channels, before);
 #pragma unroll
       for (int v = 0; v < width; ++v) {
         delta[v] = items[s][v].b;
         if (t + 1 >= length) {
-          before[v] = h0 != nullptr && channel0 + v < channels ? h0[batch_index * channels + channel0 + v] : T(0);
+          before[v] = h0 != nullptr && channel0 + v < channels ? convert<Acc>(h0[batch_index * channels + channel0 + v])
+                                                               : Acc(0);
         }
-        grad[v] = delta[v] * before[v];
+        grad[v] = multiply(delta[v], conjugate(before[v]));
       }
       store_channel_run(db, sb, batch_index, t, channel0, vector, channels, delta);
       store_channel_run(da, sa, batch_index, t, channel0, vector, channels, grad);
@@ -169,8 +172,9 @@ struct channel_adjoint_problem {
   }
 
   __host__ __device__ __forceinline__ bool has_final() const { return dh0 != nullptr; }
-  __device__ __forceinline__ void write_final(std::int64_t batch_index, std::int64_t channel, T delta) const {
-    dh0[batch_index * channels + channel] = a[sa.offset(batch_index, length - 1, channel)] * delta;
+  __device__ __forceinline__ void write_final(std::int64_t batch_index, std::int64_t channel, Acc delta) const {
+    dh0[batch_index * channels + channel] =
+        convert<T>(multiply(conjugate(convert<Acc>(a[sa.offset(batch_index, length - 1, channel)])), delta));
   }
 };
 

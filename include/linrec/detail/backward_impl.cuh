@@ -82,30 +82,31 @@ error validate_backward_arguments(const T* a, const T* h, const T* g, const T* d
 }
 
 // Enqueues a validated row problem's backward pass.
-template <typename T, typename Policy>
+template <typename Policy, typename T>
 status enqueue_backward(const plan& pl, void* temp, const T* a, const T* h, const T* g, T* da, T* db,
                         const row_layout& layout, const T* h0, const T* g_final, T* dh0, cudaStream_t stream) {
+  using Acc = typename Policy::accumulator_type;
   if (layout.rows == 0) return {};
   // No steps: h_final was h0, so dh0 is g_final.
   if (layout.length == 0) return write_initial_as_final(g_final, dh0, layout.rows, stream);
   // The adjoint runs against the forward's direction.
   if (layout.reverse) {
-    return enqueue_rows<Policy>(pl, temp, rows_adjoint_problem<T, false>{a, h, g, da, db, h0, g_final, dh0, layout.rows,
+    return enqueue_rows<Policy>(pl, temp, rows_adjoint_problem<T, Acc, false>{a, h, g, da, db, h0, g_final, dh0, layout.rows,
                                                                           layout.length, layout.row_stride},
                                 stream);
   }
-  return enqueue_rows<Policy>(pl, temp, rows_adjoint_problem<T, true>{a, h, g, da, db, h0, g_final, dh0, layout.rows,
+  return enqueue_rows<Policy>(pl, temp, rows_adjoint_problem<T, Acc, true>{a, h, g, da, db, h0, g_final, dh0, layout.rows,
                                                                        layout.length, layout.row_stride},
                               stream);
 }
 
-template <typename T, typename Policy>
+template <typename Policy, typename T>
 status enqueue_tensor_backward(const tensor_plan& pl, void* temp, const T* a, const T* h, const T* g, T* da, T* db,
                                const tensor_layout& l, const T* h0, const T* g_final, T* dh0,
                                cudaStream_t stream) {
   const bool channels = pl.chosen == strategy::channel_tiles || pl.chosen == strategy::channel_walk;
   if (!channels) {
-    return enqueue_backward<T, row_policy<Policy>>(pl.row_plan, temp, a, h, g, da, db, pl.rows, h0, g_final, dh0,
+    return enqueue_backward<row_policy<Policy>>(pl.row_plan, temp, a, h, g, da, db, pl.rows, h0, g_final, dh0,
                                                    stream);
   }
   if (l.batch == 0 || l.channels == 0) return {};
@@ -121,7 +122,7 @@ status enqueue_tensor_backward(const tensor_plan& pl, void* temp, const T* a, co
   const bool vectors = vectors_fit(a, walked.a, walked) && vectors_fit(da, walked.a, walked) &&
                        vectors_fit(db, walked.b, walked) && vectors_fit(h, walked.h, walked) &&
                        vectors_fit(g, walked.h, walked);
-  const channel_adjoint_problem<T> p{a,       h,        g,          da,       db,       h0,      g_final,
+  const channel_adjoint_problem<T, typename Policy::accumulator_type> p{a,       h,        g,          da,       db,       h0,      g_final,
                                      dh0,     l.batch,  l.length,   l.channels, walked.a, walked.b, walked.h,
                                      vectors};
   if (pl.chosen == strategy::channel_walk) return launch_channel_walk<Policy>(pl, p, stream);
@@ -134,9 +135,9 @@ template <typename T, typename Policy>
 status linear_recurrence_backward(void* d_temp_storage, std::size_t& temp_storage_bytes, const T* a, const T* h,
                                   const T* g, T* da, T* db, row_layout layout, const T* h0, const T* g_final,
                                   T* dh0, cudaStream_t stream) {
-  detail::check_value_type<T>();
+  detail::check_value_types<typename Policy::accumulator_type, T, T, T>();
   if (const error e = detail::validate_layout<T>(layout); e != error::success) return e;
-  const detail::plan pl = detail::make_plan<T, Policy>(layout);
+  const detail::plan pl = detail::make_plan<typename Policy::accumulator_type, Policy>(layout);
   if (d_temp_storage == nullptr) {
     temp_storage_bytes = pl.temp_bytes;
     return {};
@@ -146,25 +147,25 @@ status linear_recurrence_backward(void* d_temp_storage, std::size_t& temp_storag
     return e;
   }
   if (temp_storage_bytes < pl.temp_bytes) return error::temp_storage_too_small;
-  return detail::enqueue_backward<T, Policy>(pl, detail::align_temp(d_temp_storage), a, h, g, da, db, layout, h0,
+  return detail::enqueue_backward<Policy>(pl, detail::align_temp(d_temp_storage), a, h, g, da, db, layout, h0,
                                              g_final, dh0, stream);
 }
 
 template <typename T, typename Policy>
 status linear_recurrence_backward(const T* a, const T* h, const T* g, T* da, T* db, row_layout layout, const T* h0,
                                   const T* g_final, T* dh0, cudaStream_t stream) {
-  detail::check_value_type<T>();
+  detail::check_value_types<typename Policy::accumulator_type, T, T, T>();
   if (const error e = detail::validate_layout<T>(layout); e != error::success) return e;
   if (const error e = detail::validate_backward_arguments(a, h, g, da, db, layout, h0, g_final, dh0);
       e != error::success) {
     return e;
   }
-  const detail::plan pl = detail::make_plan<T, Policy>(layout);
+  const detail::plan pl = detail::make_plan<typename Policy::accumulator_type, Policy>(layout);
   if (pl.chosen != strategy::tiled_lookback || layout.elements() == 0) {
-    return detail::enqueue_backward<T, Policy>(pl, nullptr, a, h, g, da, db, layout, h0, g_final, dh0, stream);
+    return detail::enqueue_backward<Policy>(pl, nullptr, a, h, g, da, db, layout, h0, g_final, dh0, stream);
   }
   return detail::with_stream_ordered_temp(pl.temp_bytes, stream, [&](void* temp) {
-    return detail::enqueue_backward<T, Policy>(pl, temp, a, h, g, da, db, layout, h0, g_final, dh0, stream);
+    return detail::enqueue_backward<Policy>(pl, temp, a, h, g, da, db, layout, h0, g_final, dh0, stream);
   });
 }
 
@@ -172,9 +173,9 @@ template <typename T, typename Policy>
 status linear_recurrence_backward(void* d_temp_storage, std::size_t& temp_storage_bytes, const T* a, const T* h,
                                   const T* g, T* da, T* db, const tensor_layout& layout, const T* h0,
                                   const T* g_final, T* dh0, cudaStream_t stream) {
-  detail::check_value_type<T>();
+  detail::check_value_types<typename Policy::accumulator_type, T, T, T>();
   if (const error e = detail::validate_layout<T>(layout); e != error::success) return e;
-  const detail::tensor_plan pl = detail::make_tensor_plan<T, Policy>(layout);
+  const detail::tensor_plan pl = detail::make_tensor_plan<typename Policy::accumulator_type, detail::vector_width<T>, Policy>(layout);
   if (d_temp_storage == nullptr) {
     temp_storage_bytes = pl.temp_bytes;
     return {};
@@ -184,26 +185,26 @@ status linear_recurrence_backward(void* d_temp_storage, std::size_t& temp_storag
     return e;
   }
   if (temp_storage_bytes < pl.temp_bytes) return error::temp_storage_too_small;
-  return detail::enqueue_tensor_backward<T, Policy>(pl, detail::align_temp(d_temp_storage), a, h, g, da, db, layout,
+  return detail::enqueue_tensor_backward<Policy>(pl, detail::align_temp(d_temp_storage), a, h, g, da, db, layout,
                                                     h0, g_final, dh0, stream);
 }
 
 template <typename T, typename Policy>
 status linear_recurrence_backward(const T* a, const T* h, const T* g, T* da, T* db, const tensor_layout& layout,
                                   const T* h0, const T* g_final, T* dh0, cudaStream_t stream) {
-  detail::check_value_type<T>();
+  detail::check_value_types<typename Policy::accumulator_type, T, T, T>();
   if (const error e = detail::validate_layout<T>(layout); e != error::success) return e;
   if (const error e = detail::validate_backward_arguments(a, h, g, da, db, layout, h0, g_final, dh0);
       e != error::success) {
     return e;
   }
-  const detail::tensor_plan pl = detail::make_tensor_plan<T, Policy>(layout);
+  const detail::tensor_plan pl = detail::make_tensor_plan<typename Policy::accumulator_type, detail::vector_width<T>, Policy>(layout);
   if (pl.temp_bytes <= detail::temp_alignment) {
-    return detail::enqueue_tensor_backward<T, Policy>(pl, nullptr, a, h, g, da, db, layout, h0, g_final, dh0,
+    return detail::enqueue_tensor_backward<Policy>(pl, nullptr, a, h, g, da, db, layout, h0, g_final, dh0,
                                                       stream);
   }
   return detail::with_stream_ordered_temp(pl.temp_bytes, stream, [&](void* temp) {
-    return detail::enqueue_tensor_backward<T, Policy>(pl, temp, a, h, g, da, db, layout, h0, g_final, dh0, stream);
+    return detail::enqueue_tensor_backward<Policy>(pl, temp, a, h, g, da, db, layout, h0, g_final, dh0, stream);
   });
 }
 

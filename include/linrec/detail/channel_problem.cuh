@@ -6,80 +6,73 @@
 #include <linrec/tensor_layout.cuh>
 #include <linrec/detail/tile_io.cuh>
 
+#include <algorithm>
 #include <cstdint>
 
 namespace linrec::detail {
 
-/// One time step of `width` channels from channel0 of an operand: a 16-byte vector where `vector`,
-/// element by element otherwise (channels past the end read as 0); nothing read past `in_time`.
-template <typename T>
-__device__ __forceinline__ void load_channel_run(const T* x, const tensor_strides& s, std::int64_t batch_index,
+/// One time step of `Width` channels from channel0 of an operand, converted to V: 16-byte vectors
+/// where `vector`, element by element otherwise (channels past the end read as 0); nothing read
+/// past `in_time`.
+template <int Width, typename S, typename V>
+__device__ __forceinline__ void load_channel_run(const S* x, const tensor_strides& s, std::int64_t batch_index,
                                                  std::int64_t t, std::int64_t channel0, bool vector, bool in_time,
-                                                 std::int64_t channels, T (&values)[vector16<T>::width]) {
-  using vec = vector16<T>;
-  constexpr int width = vec::width;
+                                                 std::int64_t channels, V (&values)[Width]) {
   if (vector && in_time) {
-    const auto v = *reinterpret_cast<const typename vec::type*>(x + s.offset(batch_index, t, channel0));
-    const T* e = reinterpret_cast<const T*>(&v);
-#pragma unroll
-    for (int k = 0; k < width; ++k) values[k] = e[k];
+    load_run(x + s.offset(batch_index, t, channel0), values);
   } else {
 #pragma unroll
-    for (int k = 0; k < width; ++k) {
-      values[k] = in_time && channel0 + k < channels ? x[s.offset(batch_index, t, channel0 + k)] : T(0);
+    for (int k = 0; k < Width; ++k) {
+      values[k] = in_time && channel0 + k < channels ? convert<V>(x[s.offset(batch_index, t, channel0 + k)]) : V(0);
     }
   }
 }
 
-template <typename T>
-__device__ __forceinline__ void store_channel_run(T* x, const tensor_strides& s, std::int64_t batch_index,
+template <int Width, typename S, typename V>
+__device__ __forceinline__ void store_channel_run(S* x, const tensor_strides& s, std::int64_t batch_index,
                                                   std::int64_t t, std::int64_t channel0, bool vector,
-                                                  std::int64_t channels, const T (&values)[vector16<T>::width]) {
-  using vec = vector16<T>;
-  constexpr int width = vec::width;
+                                                  std::int64_t channels, const V (&values)[Width]) {
   if (vector) {
-    typename vec::type v;
-    T* e = reinterpret_cast<T*>(&v);
-#pragma unroll
-    for (int k = 0; k < width; ++k) e[k] = values[k];
-    *reinterpret_cast<typename vec::type*>(x + s.offset(batch_index, t, channel0)) = v;
+    store_run(x + s.offset(batch_index, t, channel0), values);
   } else {
 #pragma unroll
-    for (int k = 0; k < width; ++k) {
-      if (channel0 + k < channels) x[s.offset(batch_index, t, channel0 + k)] = values[k];
+    for (int k = 0; k < Width; ++k) {
+      if (channel0 + k < channels) x[s.offset(batch_index, t, channel0 + k)] = convert<S>(values[k]);
     }
   }
 }
 
 /// The arguments of the channel kernels, and how they read and write a thread's part of a tile:
 /// `Steps` time steps (from t0, in scan order) of `width` channels (from channel0). The kernels
-/// are written against this interface (value_type, batch, length, channels, vectors, seed, load,
-/// store, has_final, write_final), so they also run the backward pass (channel_adjoint_problem).
+/// are written against this interface (value_type, width, batch, length, channels, vectors, seed,
+/// load, store, has_final, write_final), so they also run the backward pass
+/// (channel_adjoint_problem). a, b and h are stored as A, B and H; the scan runs in Acc.
 /// Time runs forward in memory here: a reverse scan passes pointers at the last step and negated
 /// time strides.
-template <typename T>
+template <typename A, typename B, typename H, typename Acc>
 struct channel_problem {
-  using value_type = T;
-  const T* a;
-  const T* b;
-  T* h;
-  const T* h0;   // may be null: h[-1] = 0
-  T* h_final;    // may be null
+  using value_type = Acc;
+  /// Channels per thread: one 16-byte vector of the narrowest operand.
+  static constexpr int width = std::max({vector_width<A>, vector_width<B>, vector_width<H>});
+  const A* a;
+  const B* b;
+  H* h;
+  const H* h0;   // may be null: h[-1] = 0
+  H* h_final;    // may be null
   std::int64_t batch, length, channels;
   tensor_strides sa, sb, sh;
-  // Channels are contiguous in all three operands and every run of vector16<T>::width channels
-  // that starts at a multiple of the width is 16-byte aligned in each: vector loads are safe.
+  // Channels are contiguous in all three operands and every run of `width` channels that starts
+  // at a multiple of the width is 16-byte aligned in each: vector loads are safe.
   bool vectors;
 
-  __device__ __forceinline__ affine<T> seed(std::int64_t batch_index, std::int64_t channel) const {
-    return {T(0), h0 != nullptr ? h0[batch_index * channels + channel] : T(0)};
+  __device__ __forceinline__ affine<Acc> seed(std::int64_t batch_index, std::int64_t channel) const {
+    return {Acc(0), h0 != nullptr ? convert<Acc>(h0[batch_index * channels + channel]) : Acc(0)};
   }
 
   template <int Steps>
   __device__ __forceinline__ void load(std::int64_t batch_index, std::int64_t t0, std::int64_t channel0, bool vector,
-                                       affine<T> (&items)[Steps][vector16<T>::width]) const {
-    constexpr int width = vector16<T>::width;
-    T va[width], vb[width];
+                                       affine<Acc> (&items)[Steps][width]) const {
+    Acc va[width], vb[width];
 #pragma unroll
     for (int s = 0; s < Steps; ++s) {
       const std::int64_t t = t0 + s;
@@ -88,27 +81,26 @@ struct channel_problem {
       load_channel_run(b, sb, batch_index, t, channel0, vector, in_time, channels, vb);
 #pragma unroll
       for (int v = 0; v < width; ++v) {
-        items[s][v] = in_time && channel0 + v < channels ? affine<T>{va[v], vb[v]} : affine<T>::identity();
+        items[s][v] = in_time && channel0 + v < channels ? affine<Acc>{va[v], vb[v]} : affine<Acc>::identity();
       }
     }
   }
   template <int Steps>
   __device__ __forceinline__ void store(std::int64_t batch_index, std::int64_t t0, std::int64_t channel0, bool vector,
-                                        const affine<T> (&items)[Steps][vector16<T>::width]) const {
-    constexpr int width = vector16<T>::width;
+                                        const affine<Acc> (&items)[Steps][width]) const {
 #pragma unroll
     for (int s = 0; s < Steps; ++s) {
       const std::int64_t t = t0 + s;
       if (t >= length) break;
-      T out[width];
+      Acc out[width];
 #pragma unroll
       for (int v = 0; v < width; ++v) out[v] = items[s][v].b;
       store_channel_run(h, sh, batch_index, t, channel0, vector, channels, out);
     }
   }
   __host__ __device__ __forceinline__ bool has_final() const { return h_final != nullptr; }
-  __device__ __forceinline__ void write_final(std::int64_t batch_index, std::int64_t channel, T state) const {
-    h_final[batch_index * channels + channel] = state;
+  __device__ __forceinline__ void write_final(std::int64_t batch_index, std::int64_t channel, Acc state) const {
+    h_final[batch_index * channels + channel] = convert<H>(state);
   }
 };
 
@@ -126,19 +118,20 @@ struct channel_tiling {
   __host__ __device__ constexpr std::int64_t tiles() const { return groups * chunks; }
 };
 
-// Whether one operand (pointer p, strides s) takes 16-byte vectors across channels, every run of
-// vector16<T>::width channels that starts at a multiple of the width aligned.
+// Whether one operand (pointer p, strides s) takes 16-byte vectors across channels: every run of
+// channels that starts at a multiple of the problem's width (a multiple of vector_width<T>) is
+// 16-byte aligned, as p is and every stride that moves it is a whole number of vectors.
 template <typename T>
 bool vectors_fit(const T* p, const tensor_strides& s, const tensor_layout& l) {
-  constexpr std::int64_t width = vector16<T>::width;
+  constexpr std::int64_t width = vector_width<T>;
   // A stride along a dimension of one element never moves a pointer, so it need not divide.
   return aligned16(p) && (s.channel == 1 || l.channels == 1) && (l.batch == 1 || s.batch % width == 0) &&
          (l.length == 1 || s.time % width == 0);
 }
 
 // The same for the forward's three operands.
-template <typename T>
-bool vectors_fit(const T* a, const T* b, const T* h, const tensor_layout& l) {
+template <typename A, typename B, typename H>
+bool vectors_fit(const A* a, const B* b, const H* h, const tensor_layout& l) {
   return vectors_fit(a, l.a, l) && vectors_fit(b, l.b, l) && vectors_fit(h, l.h, l);
 }
 

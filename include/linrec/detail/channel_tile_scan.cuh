@@ -9,11 +9,11 @@
 namespace linrec::detail {
 
 /// Thread (row, lane) of a Threads-thread block holds items[s][v]: time step row * Steps + s of
-/// channel lane * width + v of the tile. After `scan`, every item is op over the tile's earlier
+/// channel lane * width + v of the tile (T is the accumulator). After `scan`, every item is op over the tile's earlier
 /// time steps of its channel and itself, so the last row's last items are the tile's aggregates.
-template <int Threads, int Lanes, int Steps, typename T>
+template <int Threads, int Lanes, int Steps, int Width, typename T>
 struct channel_tile_scan {
-  static constexpr int width = vector16<T>::width;
+  static constexpr int width = Width;
   static constexpr int group = Lanes * width;
   static constexpr int rows = Threads / Lanes;
   static_assert(Threads % 32 == 0 && 32 % Lanes == 0, "lanes must tile whole warps");

@@ -8,8 +8,24 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 namespace linrec::detail {
+
+/// A global load that bypasses L1 (ld.global.cg), so it sees what other blocks published through
+/// L2; complex values are loaded as one vector of their two parts.
+template <typename T>
+__device__ __forceinline__ T load_bypassing_l1(const T* p) {
+  if constexpr (std::is_same_v<T, cuda::std::complex<float>>) {
+    const float2 v = __ldcg(reinterpret_cast<const float2*>(p));
+    return T(v.x, v.y);
+  } else if constexpr (std::is_same_v<T, cuda::std::complex<double>>) {
+    const double2 v = __ldcg(reinterpret_cast<const double2*>(p));
+    return T(v.x, v.y);
+  } else {
+    return __ldcg(p);
+  }
+}
 
 /// Layout in the caller's memory (16-byte aligned): a 16-byte tile counter, one 32-bit state per
 /// tile, then `group` aggregates per tile and `group` inclusive prefixes per tile, in two arrays so
@@ -19,7 +35,7 @@ namespace linrec::detail {
 /// word. Publication: the writers store their values, the block synchronizes, and one thread
 /// fences and stores the state with release order (`publish_state`). Reading: one thread loads a
 /// state with acquire order; after the block synchronizes, any thread may read the values of that
-/// kind from `values()`, with loads that bypass L1 (`__ldcg`) so none sees a stale copy.
+/// kind from `values()`, with loads that bypass L1 (`load_bypassing_l1`) so none sees a stale copy.
 template <typename T>
 class channel_tile_status {
  public:

@@ -2,7 +2,7 @@
 // operands whose channels (not time) are contiguous, e.g. [batch, time, channels].
 //
 // A tile is `Rows × Steps` time steps of one group of `Lanes × width` channels of one batch entry
-// (width = 16 bytes of T). Lanes run across channels, so every load and store of a time step is
+// (width = Problem::width: 16 bytes of the narrowest operand). Lanes run across channels, so every load and store of a time step is
 // one contiguous run; each thread scans `Steps` consecutive time steps of its `width` channels in
 // registers; the block combines its rows through shared memory; and the tile's carry-in, one
 // affine map per channel, comes from the same channels' earlier time chunks by decoupled
@@ -29,7 +29,7 @@ struct channel_place {
 template <int Lanes, int Steps, typename Problem>
 __device__ __forceinline__ channel_place locate_channel_tile(const Problem& p, const channel_tiling& tiling,
                                                              std::int64_t tile) {
-  constexpr int width = vector16<typename Problem::value_type>::width;
+  constexpr int width = Problem::width;
   const int lane = static_cast<int>(threadIdx.x) % Lanes;
   const int row = static_cast<int>(threadIdx.x) / Lanes;
   channel_place c;
@@ -48,22 +48,24 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
     channel_tiles_kernel(Problem p, channel_tile_status<typename Problem::value_type> status, channel_tiling tiling) {
   using T = typename Problem::value_type;
   using V = affine<T>;
-  constexpr int width = vector16<T>::width;
+  constexpr int width = Problem::width;
   constexpr int group = Lanes * width;
   constexpr int rows = Threads / Lanes;
   constexpr int window = 32;  // predecessors one look-back round inspects
   static_assert(Threads % 32 == 0 && 32 % Lanes == 0, "lanes must tile whole warps");
   const affine_scan_op op;
 
-  using tile_scan = channel_tile_scan<Threads, Lanes, Steps, T>;
-  struct shared_state {
-    typename tile_scan::temp_storage scan;
-    V tile_prefix[group];
+  using tile_scan = channel_tile_scan<Threads, Lanes, Steps, width, T>;
+  // The block's shared state, apart: a struct mixing the values with uninitialized scalars would
+  // need dynamic initialization for complex values, whose constructors are not trivial.
+  struct shared_scalars {
     std::int64_t tile;
     int window_count;  // predecessors to combine this round, nearest first
     bool window_has_inclusive;
   };
-  __shared__ shared_state shared;
+  __shared__ typename tile_scan::temp_storage shared_scan;
+  __shared__ V shared_tile_prefix[group];
+  __shared__ shared_scalars shared;
 
   const int lane = static_cast<int>(threadIdx.x) % Lanes;
   const int row = static_cast<int>(threadIdx.x) / Lanes;
@@ -85,7 +87,7 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
     const std::int64_t channel0 = here.channel0, t0 = here.t0;
     const bool vector = here.vector;
 
-    tile_scan::scan(shared.scan, items);
+    tile_scan::scan(shared_scan, items);
     const auto aggregate = [&](int v) -> const V& { return items[Steps - 1][v]; };
 
     V exclusive[width];
@@ -149,7 +151,7 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
                 const tile_state kind = found && j == count - 1 ? tile_state::inclusive : tile_state::aggregate;
                 const V* values = status.values(tile - (back + j + 1) * tiling.groups, kind) + lane * width;
 #pragma unroll
-                for (int v = 0; v < width; ++v) loaded[k][v] = {__ldcg(&values[v].a), __ldcg(&values[v].b)};
+                for (int v = 0; v < width; ++v) loaded[k][v] = {load_bypassing_l1(&values[v].a), load_bypassing_l1(&values[v].b)};
               }
             }
 #pragma unroll
@@ -172,13 +174,13 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
         for (int v = 0; v < width; ++v) {
           const V seeded = carry[v];
           own_inclusive[v] = op(seeded, aggregate(v));
-          shared.tile_prefix[lane * width + v] = seeded;
+          shared_tile_prefix[lane * width + v] = seeded;
         }
       }
       __syncthreads();
       if (threadIdx.x == 0) status.publish_state(tile, tile_state::inclusive);
 #pragma unroll
-      for (int v = 0; v < width; ++v) exclusive[v] = shared.tile_prefix[lane * width + v];
+      for (int v = 0; v < width; ++v) exclusive[v] = shared_tile_prefix[lane * width + v];
     }
 
 #pragma unroll

@@ -19,7 +19,7 @@ template <int Threads, int Lanes, int Steps, typename Problem>
 __global__ void __launch_bounds__(Threads, 512 / Threads) channel_walk_kernel(Problem p, channel_tiling tiling) {
   using T = typename Problem::value_type;
   using V = affine<T>;
-  using tile_scan = channel_tile_scan<Threads, Lanes, Steps, T>;
+  using tile_scan = channel_tile_scan<Threads, Lanes, Steps, Problem::width, T>;
   constexpr int width = tile_scan::width;
   constexpr int rows = tile_scan::rows;
   const affine_scan_op op;

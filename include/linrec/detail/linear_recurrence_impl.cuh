@@ -39,9 +39,9 @@ status write_initial_as_final(const T* h0, T* h_final, std::int64_t rows, cudaSt
 }
 
 // Every argument of a problem whose layout is valid; an empty problem only uses h0 and h_final.
-template <typename T>
-error validate_arguments(const T* a, const T* b, const T* h, const row_layout& layout, const T* h0,
-                         const T* h_final) noexcept {
+template <typename A, typename B, typename H>
+error validate_arguments(const A* a, const B* b, const H* h, const row_layout& layout, const H* h0,
+                         const H* h_final) noexcept {
   if (layout.elements() > 0) return validate_pointers(a, b, h, layout, h0, h_final);
   if (h0 != nullptr && misaligned(h0)) return error::misaligned_h0;
   if (h_final != nullptr && misaligned(h_final)) return error::misaligned_h_final;
@@ -203,68 +203,107 @@ status enqueue_rows(const plan& pl, void* temp, const Problem& p, cudaStream_t s
 }
 
 // Enqueues a validated problem; `temp` is 16-byte aligned and large enough for `pl`.
-template <typename T, typename Policy>
-status enqueue(const plan& pl, void* temp, const T* a, const T* b, T* h, const row_layout& layout,
-               const T* h0, T* h_final, cudaStream_t stream) {
+template <typename Policy, typename A, typename B, typename H>
+status enqueue(const plan& pl, void* temp, const A* a, const B* b, H* h, const row_layout& layout,
+               const H* h0, H* h_final, cudaStream_t stream) {
+  using Acc = typename Policy::accumulator_type;
   if (layout.rows == 0) return {};
   if (layout.length == 0) return write_initial_as_final(h0, h_final, layout.rows, stream);
   if (layout.reverse) {
-    return enqueue_rows<Policy>(pl, temp, rows_problem<T, true>{a, b, h, h0, h_final, layout.rows, layout.length,
+    return enqueue_rows<Policy>(pl, temp,
+                                rows_problem<A, B, H, Acc, true>{a, b, h, h0, h_final, layout.rows, layout.length,
                                                                  layout.row_stride},
                                 stream);
   }
-  return enqueue_rows<Policy>(pl, temp, rows_problem<T>{a, b, h, h0, h_final, layout.rows, layout.length,
-                                                        layout.row_stride},
+  return enqueue_rows<Policy>(pl, temp,
+                              rows_problem<A, B, H, Acc>{a, b, h, h0, h_final, layout.rows, layout.length,
+                                                         layout.row_stride},
                               stream);
 }
 
-template <typename T>
-constexpr void check_value_type() {
-  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>,
-                "linrec::linear_recurrence supports float and double");
+// The compile-time checks of a call's types: storage types linrec knows, and an accumulator
+// that can hold what they store.
+template <typename Acc, typename A, typename B, typename H>
+constexpr void check_value_types() {
+  static_assert(is_storage_type_v<A> && is_storage_type_v<B> && is_storage_type_v<H>,
+                "linrec stores float, double, __half, __nv_bfloat16, cuda::std::complex<float> and "
+                "cuda::std::complex<double>");
+  static_assert(std::is_same_v<Acc, float> || std::is_same_v<Acc, double> ||
+                    std::is_same_v<Acc, cuda::std::complex<float>> || std::is_same_v<Acc, cuda::std::complex<double>>,
+                "the accumulator (Policy::accumulator_type) must be float, double, cuda::std::complex<float> "
+                "or cuda::std::complex<double>");
+  static_assert(is_complex_v<Acc> || !(is_complex_v<A> || is_complex_v<B> || is_complex_v<H>),
+                "complex operands need a complex accumulator (Policy::accumulator_type)");
+  static_assert(is_complex_v<H> || !is_complex_v<Acc>, "a complex recurrence needs a complex h");
 }
 
-}  // namespace detail
 
-template <typename T, typename Policy>
-constexpr strategy chosen_strategy(row_layout layout) noexcept {
-  return detail::choose_strategy<T, Policy>(layout);
-}
-
-template <typename T, typename Policy>
-status linear_recurrence(void* d_temp_storage, std::size_t& temp_storage_bytes, const T* a,
-                         const T* b, T* h, row_layout layout, const T* h0, T* h_final,
+template <typename T, typename Policy, typename A, typename B>
+status linear_recurrence_with_temp(void* d_temp_storage, std::size_t& temp_storage_bytes, const A* a,
+                         const B* b, T* h, row_layout layout, const T* h0, T* h_final,
                          cudaStream_t stream) {
-  detail::check_value_type<T>();
-  if (const error e = detail::validate_layout<T>(layout); e != error::success) return e;
-  const detail::plan pl = detail::make_plan<T, Policy>(layout);
+  using P = resolved_policy<Policy, T, A, B>;
+  using Acc = typename P::accumulator_type;
+  check_value_types<Acc, A, B, T>();
+  if (const error e = validate_layout<A, B, T>(layout); e != error::success) return e;
+  const plan pl = make_plan<Acc, P>(layout);
   if (d_temp_storage == nullptr) {
     temp_storage_bytes = pl.temp_bytes;
     return {};
   }
-  if (const error e = detail::validate_arguments(a, b, h, layout, h0, h_final); e != error::success) {
+  if (const error e = validate_arguments(a, b, h, layout, h0, h_final); e != error::success) {
     return e;
   }
   if (temp_storage_bytes < pl.temp_bytes) return error::temp_storage_too_small;
-  return detail::enqueue<T, Policy>(pl, detail::align_temp(d_temp_storage), a, b, h, layout, h0,
-                                    h_final, stream);
+  return enqueue<P>(pl, align_temp(d_temp_storage), a, b, h, layout, h0, h_final, stream);
+}
+
+template <typename T, typename Policy, typename A, typename B>
+status linear_recurrence_allocating(const A* a, const B* b, T* h, row_layout layout, const T* h0, T* h_final,
+                         cudaStream_t stream) {
+  using P = resolved_policy<Policy, T, A, B>;
+  using Acc = typename P::accumulator_type;
+  check_value_types<Acc, A, B, T>();
+  if (const error e = validate_layout<A, B, T>(layout); e != error::success) return e;
+  if (const error e = validate_arguments(a, b, h, layout, h0, h_final); e != error::success) {
+    return e;
+  }
+  const plan pl = make_plan<Acc, P>(layout);
+  if (pl.chosen != strategy::tiled_lookback || layout.elements() == 0) {
+    return enqueue<P>(pl, nullptr, a, b, h, layout, h0, h_final, stream);
+  }
+  return with_stream_ordered_temp(pl.temp_bytes, stream, [&](void* temp) {
+    return enqueue<P>(pl, temp, a, b, h, layout, h0, h_final, stream);
+  });
+}
+
+}  // namespace detail
+
+template <typename T, typename Policy, typename A, typename B>
+constexpr strategy chosen_strategy(row_layout layout) noexcept {
+  using P = detail::resolved_policy<Policy, T, A, B>;
+  return detail::choose_strategy<typename P::accumulator_type, P>(layout);
 }
 
 template <typename T, typename Policy>
-status linear_recurrence(const T* a, const T* b, T* h, row_layout layout, const T* h0, T* h_final,
-                         cudaStream_t stream) {
-  detail::check_value_type<T>();
-  if (const error e = detail::validate_layout<T>(layout); e != error::success) return e;
-  if (const error e = detail::validate_arguments(a, b, h, layout, h0, h_final); e != error::success) {
-    return e;
-  }
-  const detail::plan pl = detail::make_plan<T, Policy>(layout);
-  if (pl.chosen != strategy::tiled_lookback || layout.elements() == 0) {
-    return detail::enqueue<T, Policy>(pl, nullptr, a, b, h, layout, h0, h_final, stream);
-  }
-  return detail::with_stream_ordered_temp(pl.temp_bytes, stream, [&](void* temp) {
-    return detail::enqueue<T, Policy>(pl, temp, a, b, h, layout, h0, h_final, stream);
-  });
+status linear_recurrence(void* d_temp_storage, std::size_t& temp_storage_bytes, const T* a, const T* b, T* h,
+                         row_layout layout, const T* h0, T* h_final, cudaStream_t stream) {
+  return detail::linear_recurrence_with_temp<T, Policy>(d_temp_storage, temp_storage_bytes, a, b, h, layout, h0,
+                                                        h_final, stream);
+}
+template <typename T, typename Policy, typename A, typename B>
+status linear_recurrence(void* d_temp_storage, std::size_t& temp_storage_bytes, const A* a, const B* b, T* h,
+                         row_layout layout, const T* h0, T* h_final, cudaStream_t stream) {
+  return detail::linear_recurrence_with_temp<T, Policy>(d_temp_storage, temp_storage_bytes, a, b, h, layout, h0,
+                                                        h_final, stream);
+}
+template <typename T, typename Policy>
+status linear_recurrence(const T* a, const T* b, T* h, row_layout layout, const T* h0, T* h_final, cudaStream_t stream) {
+  return detail::linear_recurrence_allocating<T, Policy>(a, b, h, layout, h0, h_final, stream);
+}
+template <typename T, typename Policy, typename A, typename B>
+status linear_recurrence(const A* a, const B* b, T* h, row_layout layout, const T* h0, T* h_final, cudaStream_t stream) {
+  return detail::linear_recurrence_allocating<T, Policy>(a, b, h, layout, h0, h_final, stream);
 }
 
 }  // namespace linrec

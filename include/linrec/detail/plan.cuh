@@ -21,7 +21,8 @@ struct plan {
   std::size_t temp_bytes;      // never zero: a null temp pointer is the size query
 };
 
-template <typename T, typename Policy>
+// Acc: the accumulator, which sizes the tile status.
+template <typename Acc, typename Policy>
 constexpr strategy choose_strategy(const row_layout& layout) noexcept {
   static_assert(Policy::forced != strategy::channel_tiles && Policy::forced != strategy::channel_walk,
                 "the channel strategies are for tensor_layout operands, not row_layout");
@@ -34,14 +35,14 @@ constexpr strategy choose_strategy(const row_layout& layout) noexcept {
   }
 }
 
-template <typename T, typename Policy>
+template <typename Acc, typename Policy>
 constexpr plan make_plan(const row_layout& layout) noexcept {
-  const strategy chosen = choose_strategy<T, Policy>(layout);
+  const strategy chosen = choose_strategy<Acc, Policy>(layout);
   plan p{chosen, 0, temp_alignment};
   if (chosen == strategy::tiled_lookback && layout.rows > 0 && layout.length > 0) {
     constexpr std::int64_t tile_items = std::int64_t(Policy::lookback_threads) * Policy::lookback_items;
     p.tiles_per_row = (layout.length + tile_items - 1) / tile_items;
-    p.temp_bytes += tile_status<affine<T>>::bytes(layout.rows * p.tiles_per_row);
+    p.temp_bytes += tile_status<affine<Acc>>::bytes(layout.rows * p.tiles_per_row);
   }
   return p;
 }

@@ -3,7 +3,7 @@
 // against this interface, so the same kernels run the forward recurrence (rows_problem) and its
 // adjoint for the backward pass (rows_adjoint_problem, in adjoint_problem.cuh):
 //
-//   value_type; rows, length; has_final()
+//   value_type (the accumulator), width (items per thread are a multiple); rows, length; has_final()
 //   offset(row, step), vector_ok(offset), seed(row)
 //   load(row, start, first, valid, vector_ok, items)    the affine elements of a tile's run
 //   store(row, start, first, valid, vector_ok, items)   the results, from the scanned elements
@@ -16,26 +16,33 @@
 #include <linrec/affine.cuh>
 #include <linrec/detail/tile_io.cuh>
 
+#include <algorithm>
 #include <cstdint>
+#include <type_traits>
 
 namespace linrec::detail {
 
 /// Rows of time-contiguous data: element (r, t) at r * row_stride + t, scanned from t = 0 up, or
-/// from t = length - 1 down when `Reverse`. The direction is a compile-time choice: a runtime
-/// flag kept both vector orders live and took block_per_row's 128 x 8 tiles from 64 to 72-84
-/// registers, too many for 8 blocks per SM (1024 x 65536 rows fell from 0.92 to 0.43 of copy
-/// on the H200: the grid no longer fit in one wave).
-template <typename T, bool Reverse = false>
+/// from t = length - 1 down when `Reverse`. a, b and h are stored as A, B and H (h0 and h_final
+/// as H) and the scan runs in Acc. The direction is a compile-time choice: a runtime flag kept
+/// both vector orders live and took block_per_row's 128 x 8 tiles from 64 to 72-84 registers, too
+/// many for 8 blocks per SM (1024 x 65536 rows fell from 0.92 to 0.43 of copy on the H200: the
+/// grid no longer fit in one wave).
+template <typename A, typename B, typename H, typename Acc, bool Reverse = false>
 struct rows_problem {
-  using value_type = T;
-  /// The staged look-back may stream a and b into shared memory with bulk copies.
-  static constexpr bool bulk_loadable = true;
+  using value_type = Acc;
+  /// Items per thread must be a multiple of this: one 16-byte vector of the narrowest operand.
+  static constexpr int width = std::max({vector_width<A>, vector_width<B>, vector_width<H>});
+  /// The staged look-back may stream a and b into shared memory with bulk copies and scan them
+  /// as they lie: when they are stored as the (real) accumulator type.
+  static constexpr bool bulk_loadable = std::is_same_v<A, Acc> && std::is_same_v<B, Acc> &&
+                                        std::is_same_v<H, Acc> && !is_complex_v<Acc>;
 
-  const T* a;
-  const T* b;
-  T* h;
-  const T* h0;    // may be null: h[-1] = 0
-  T* h_final;     // may be null
+  const A* a;
+  const B* b;
+  H* h;
+  const H* h0;    // may be null: h[-1] = 0
+  H* h_final;     // may be null
   std::int64_t rows;
   std::int64_t length;
   std::int64_t row_stride;
@@ -49,8 +56,8 @@ struct rows_problem {
 
   // The prefix a row starts from: the map x -> h0, so that the b-part of every inclusive prefix
   // is the recurrence's h directly.
-  __device__ __forceinline__ affine<T> seed(std::int64_t row) const {
-    return {T(0), h0 != nullptr ? h0[row] : T(0)};
+  __device__ __forceinline__ affine<Acc> seed(std::int64_t row) const {
+    return {Acc(0), h0 != nullptr ? convert<Acc>(h0[row]) : Acc(0)};
   }
   // Whether 16-byte vectors may be used for a run of steps whose first lies at `offset`: the run's
   // first vector starts there going forward, and ends there going backward.
@@ -61,17 +68,19 @@ struct rows_problem {
 
   template <int Items>
   __device__ __forceinline__ void load(std::int64_t row, std::int64_t start, std::int64_t first,
-                                       std::int64_t valid, bool vector_ok, affine<T> (&items)[Items]) const {
+                                       std::int64_t valid, bool vector_ok, affine<Acc> (&items)[Items]) const {
     const std::int64_t at = offset(row, start);
     load_items(a + at, b + at, first, valid, vector_ok, items, direction());
   }
   template <int Items>
   __device__ __forceinline__ void store(std::int64_t row, std::int64_t start, std::int64_t first,
-                                        std::int64_t valid, bool vector_ok, const affine<T> (&items)[Items]) const {
+                                        std::int64_t valid, bool vector_ok, const affine<Acc> (&items)[Items]) const {
     store_items(h + offset(row, start), first, valid, vector_ok, items, direction());
   }
   __host__ __device__ __forceinline__ bool has_final() const { return h_final != nullptr; }
-  __device__ __forceinline__ void write_final(std::int64_t row, T state) const { h_final[row] = state; }
+  __device__ __forceinline__ void write_final(std::int64_t row, Acc state) const {
+    h_final[row] = convert<H>(state);
+  }
 };
 
 /// Writes the row's final state, if this thread holds it: the b-part of the item at the tile's

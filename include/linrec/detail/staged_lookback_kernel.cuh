@@ -110,7 +110,7 @@ struct staged_items {
 /// claiming ahead (up to Stages + 1 ids per block) and deferring do not change that, since an
 /// aggregate never waits on a look-back.
 template <int Threads, int Items, int Stages, int Deferral, typename T, bool Reverse>
-__device__ __forceinline__ void staged_lookback_tiles(const rows_problem<T, Reverse>& p,
+__device__ __forceinline__ void staged_lookback_tiles(const rows_problem<T, T, T, T, Reverse>& p,
                                                       const tile_status<affine<T>>& status,
                                                       std::int64_t tiles_per_row) {
   static_assert(Deferral >= 1 && Stages >= Deferral + 2,

@@ -51,33 +51,35 @@ struct tensor_plan {
   std::size_t temp_bytes;
 };
 
-/// Lanes across channels: the fewest of 8, 16 or 32 that cover the channels with 16-byte vectors,
+/// Lanes across channels: the fewest of 8, 16 or 32 that cover the channels at `Width` a lane,
 /// so few channels do not leave most lanes idle.
-template <typename T>
+template <int Width>
 constexpr int channel_lanes(std::int64_t channels) noexcept {
-  constexpr std::int64_t width = vector16<T>::width;
+  constexpr std::int64_t width = Width;
   return channels <= 8 * width ? 8 : channels <= 16 * width ? 16 : 32;
 }
 
-template <typename T, typename Policy>
+// Acc: the accumulator (it sizes the tile status); Width: channels a thread owns.
+template <typename Acc, int Width, typename Policy>
 constexpr tensor_plan make_tensor_plan(const tensor_layout& l) noexcept {
   tensor_plan p{};
   const std::optional<row_layout> rows = as_rows(l);
   constexpr bool channels_forced = Policy::forced == strategy::channel_tiles || Policy::forced == strategy::channel_walk;
   if (rows && !channels_forced) {
     p.rows = *rows;
-    p.row_plan = make_plan<T, row_policy<Policy>>(*rows);
+    p.row_plan = make_plan<Acc, row_policy<Policy>>(*rows);
     p.chosen = p.row_plan.chosen;
     p.temp_bytes = p.row_plan.temp_bytes;
     return p;
   }
   // Many groups of the narrowest tiles: one block walks each; else tiles across blocks.
-  constexpr std::int64_t width = vector16<T>::width;
-  const std::int64_t walk_groups = l.batch * ((l.channels + 8 * width - 1) / (8 * width));
+  constexpr std::int64_t width = Width;
+  constexpr std::int64_t walk_group = Policy::channel_walk_lanes * width;
+  const std::int64_t walk_groups = l.batch * ((l.channels + walk_group - 1) / walk_group);
   const bool walk = Policy::forced == strategy::channel_walk ||
                     (Policy::forced != strategy::channel_tiles && walk_groups >= Policy::channel_walk_min_groups);
   p.chosen = walk ? strategy::channel_walk : strategy::channel_tiles;
-  p.lanes = walk ? 8 : channel_lanes<T>(l.channels);
+  p.lanes = walk ? Policy::channel_walk_lanes : channel_lanes<Width>(l.channels);
   const int threads = walk ? Policy::channel_walk_threads : Policy::channel_threads;
   const std::int64_t group = std::int64_t(p.lanes) * width;
   const std::int64_t steps = std::int64_t(threads / p.lanes) * (walk ? Policy::channel_walk_steps : Policy::channel_steps);
@@ -87,7 +89,7 @@ constexpr tensor_plan make_tensor_plan(const tensor_layout& l) noexcept {
   p.tiling.groups = l.batch * p.tiling.groups_per_batch;
   p.tiling.chunks = (l.length + steps - 1) / steps;
   p.temp_bytes = temp_alignment;  // the walk carries on chip: no tile status
-  if (!walk && l.elements() > 0) p.temp_bytes += channel_tile_status<T>::bytes(p.tiling.tiles(), group);
+  if (!walk && l.elements() > 0) p.temp_bytes += channel_tile_status<Acc>::bytes(p.tiling.tiles(), group);
   return p;
 }
 

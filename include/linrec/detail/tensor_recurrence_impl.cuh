@@ -32,7 +32,7 @@ status launch_channel_tiles_with(const tensor_plan& pl, void* temp, const Proble
     return status(e);
   }
   blocks = std::min(blocks, tiles);
-  const channel_tile_status<T> view(temp, tiles, pl.tiling.group);
+  const channel_tile_status<T> view(temp, tiles, pl.tiling.group);  // T: the accumulator
   if (const cudaError_t e = cudaMemsetAsync(temp, 0, channel_tile_status<T>::init_bytes(tiles), stream);
       e != cudaSuccess) {
     return status(e);
@@ -53,17 +53,17 @@ status launch_channel_tiles(const tensor_plan& pl, void* temp, const Problem& p,
 template <typename Policy, typename Problem>
 status launch_channel_walk(const tensor_plan& pl, const Problem& p, cudaStream_t stream) {
   constexpr int threads = Policy::channel_walk_threads;
-  channel_walk_kernel<threads, 8, Policy::channel_walk_steps, Problem>
+  channel_walk_kernel<threads, Policy::channel_walk_lanes, Policy::channel_walk_steps, Problem>
       <<<grid_blocks(pl.tiling.groups), threads, 0, stream>>>(p, pl.tiling);
   return status(cudaPeekAtLastError());
 }
 
 // Enqueues a validated problem; `temp` is 16-byte aligned and large enough for `pl`.
-template <typename T, typename Policy>
-status enqueue_tensor(const tensor_plan& pl, void* temp, const T* a, const T* b, T* h,
-                      const tensor_layout& l, const T* h0, T* h_final, cudaStream_t stream) {
+template <typename Policy, typename A, typename B, typename H>
+status enqueue_tensor(const tensor_plan& pl, void* temp, const A* a, const B* b, H* h,
+                      const tensor_layout& l, const H* h0, H* h_final, cudaStream_t stream) {
   const bool channels = pl.chosen == strategy::channel_tiles || pl.chosen == strategy::channel_walk;
-  if (!channels) return enqueue<T, row_policy<Policy>>(pl.row_plan, temp, a, b, h, pl.rows, h0, h_final, stream);
+  if (!channels) return enqueue<row_policy<Policy>>(pl.row_plan, temp, a, b, h, pl.rows, h0, h_final, stream);
   if (l.batch == 0 || l.channels == 0) return {};
   if (l.length == 0) return write_initial_as_final(h0, h_final, l.batch * l.channels, stream);
   // Backwards in time is forwards from the last step with the time strides negated.
@@ -73,63 +73,93 @@ status enqueue_tensor(const tensor_plan& pl, void* temp, const T* a, const T* b,
     a += last * l.a.time, b += last * l.b.time, h += last * l.h.time;
     walked.a.time = -l.a.time, walked.b.time = -l.b.time, walked.h.time = -l.h.time;
   }
-  const channel_problem<T> p{a, b, h, h0, h_final, l.batch, l.length, l.channels,
-                             walked.a, walked.b, walked.h, vectors_fit(a, b, h, walked)};
+  const channel_problem<A, B, H, typename Policy::accumulator_type> p{
+      a, b, h, h0, h_final, l.batch, l.length, l.channels, walked.a, walked.b, walked.h, vectors_fit(a, b, h, walked)};
   if (pl.chosen == strategy::channel_walk) return launch_channel_walk<Policy>(pl, p, stream);
   return launch_channel_tiles<Policy>(pl, temp, p, stream);
 }
 
-template <typename T>
-error validate_tensor_arguments(const T* a, const T* b, const T* h, const tensor_layout& l,
-                                const T* h0, const T* h_final) noexcept {
+template <typename A, typename B, typename H>
+error validate_tensor_arguments(const A* a, const B* b, const H* h, const tensor_layout& l,
+                                const H* h0, const H* h_final) noexcept {
   if (l.elements() > 0) return validate_pointers(a, b, h, l, h0, h_final);
   if (h0 != nullptr && misaligned(h0)) return error::misaligned_h0;
   if (h_final != nullptr && misaligned(h_final)) return error::misaligned_h_final;
   return error::success;
 }
 
-}  // namespace detail
+// The channel paths' width (channels a thread owns) for operands stored as A, B and H.
+template <typename A, typename B, typename H>
+inline constexpr int channel_width = std::max({vector_width<A>, vector_width<B>, vector_width<H>});
 
-template <typename T, typename Policy>
-constexpr strategy chosen_strategy(const tensor_layout& layout) noexcept {
-  return detail::make_tensor_plan<T, Policy>(layout).chosen;
-}
 
-template <typename T, typename Policy>
-status linear_recurrence(void* d_temp_storage, std::size_t& temp_storage_bytes, const T* a,
-                         const T* b, T* h, const tensor_layout& layout, const T* h0, T* h_final,
+template <typename T, typename Policy, typename A, typename B>
+status linear_recurrence_with_temp(void* d_temp_storage, std::size_t& temp_storage_bytes, const A* a,
+                         const B* b, T* h, const tensor_layout& layout, const T* h0, T* h_final,
                          cudaStream_t stream) {
-  detail::check_value_type<T>();
-  if (const error e = detail::validate_layout<T>(layout); e != error::success) return e;
-  const detail::tensor_plan pl = detail::make_tensor_plan<T, Policy>(layout);
+  using P = resolved_policy<Policy, T, A, B>;
+  using Acc = typename P::accumulator_type;
+  check_value_types<Acc, A, B, T>();
+  if (const error e = validate_layout<A, B, T>(layout); e != error::success) return e;
+  const tensor_plan pl = make_tensor_plan<Acc, channel_width<A, B, T>, P>(layout);
   if (d_temp_storage == nullptr) {
     temp_storage_bytes = pl.temp_bytes;
     return {};
   }
-  if (const error e = detail::validate_tensor_arguments(a, b, h, layout, h0, h_final); e != error::success) {
+  if (const error e = validate_tensor_arguments(a, b, h, layout, h0, h_final); e != error::success) {
     return e;
   }
   if (temp_storage_bytes < pl.temp_bytes) return error::temp_storage_too_small;
-  return detail::enqueue_tensor<T, Policy>(pl, detail::align_temp(d_temp_storage), a, b, h, layout, h0,
-                                           h_final, stream);
+  return enqueue_tensor<P>(pl, align_temp(d_temp_storage), a, b, h, layout, h0, h_final, stream);
+}
+
+template <typename T, typename Policy, typename A, typename B>
+status linear_recurrence_allocating(const A* a, const B* b, T* h, const tensor_layout& layout, const T* h0,
+                         T* h_final, cudaStream_t stream) {
+  using P = resolved_policy<Policy, T, A, B>;
+  using Acc = typename P::accumulator_type;
+  check_value_types<Acc, A, B, T>();
+  if (const error e = validate_layout<A, B, T>(layout); e != error::success) return e;
+  if (const error e = validate_tensor_arguments(a, b, h, layout, h0, h_final); e != error::success) {
+    return e;
+  }
+  const tensor_plan pl = make_tensor_plan<Acc, channel_width<A, B, T>, P>(layout);
+  // Only the alignment slack: the path needs no temporary storage.
+  if (pl.temp_bytes <= temp_alignment) {
+    return enqueue_tensor<P>(pl, nullptr, a, b, h, layout, h0, h_final, stream);
+  }
+  return with_stream_ordered_temp(pl.temp_bytes, stream, [&](void* temp) {
+    return enqueue_tensor<P>(pl, temp, a, b, h, layout, h0, h_final, stream);
+  });
+}
+
+}  // namespace detail
+
+template <typename T, typename Policy, typename A, typename B>
+constexpr strategy chosen_strategy(const tensor_layout& layout) noexcept {
+  using P = detail::resolved_policy<Policy, T, A, B>;
+  return detail::make_tensor_plan<typename P::accumulator_type, detail::channel_width<A, B, T>, P>(layout).chosen;
 }
 
 template <typename T, typename Policy>
-status linear_recurrence(const T* a, const T* b, T* h, const tensor_layout& layout, const T* h0,
-                         T* h_final, cudaStream_t stream) {
-  detail::check_value_type<T>();
-  if (const error e = detail::validate_layout<T>(layout); e != error::success) return e;
-  if (const error e = detail::validate_tensor_arguments(a, b, h, layout, h0, h_final); e != error::success) {
-    return e;
-  }
-  const detail::tensor_plan pl = detail::make_tensor_plan<T, Policy>(layout);
-  // Only the alignment slack: the path needs no temporary storage.
-  if (pl.temp_bytes <= detail::temp_alignment) {
-    return detail::enqueue_tensor<T, Policy>(pl, nullptr, a, b, h, layout, h0, h_final, stream);
-  }
-  return detail::with_stream_ordered_temp(pl.temp_bytes, stream, [&](void* temp) {
-    return detail::enqueue_tensor<T, Policy>(pl, temp, a, b, h, layout, h0, h_final, stream);
-  });
+status linear_recurrence(void* d_temp_storage, std::size_t& temp_storage_bytes, const T* a, const T* b, T* h,
+                         const tensor_layout& layout, const T* h0, T* h_final, cudaStream_t stream) {
+  return detail::linear_recurrence_with_temp<T, Policy>(d_temp_storage, temp_storage_bytes, a, b, h, layout, h0,
+                                                        h_final, stream);
+}
+template <typename T, typename Policy, typename A, typename B>
+status linear_recurrence(void* d_temp_storage, std::size_t& temp_storage_bytes, const A* a, const B* b, T* h,
+                         const tensor_layout& layout, const T* h0, T* h_final, cudaStream_t stream) {
+  return detail::linear_recurrence_with_temp<T, Policy>(d_temp_storage, temp_storage_bytes, a, b, h, layout, h0,
+                                                        h_final, stream);
+}
+template <typename T, typename Policy>
+status linear_recurrence(const T* a, const T* b, T* h, const tensor_layout& layout, const T* h0, T* h_final, cudaStream_t stream) {
+  return detail::linear_recurrence_allocating<T, Policy>(a, b, h, layout, h0, h_final, stream);
+}
+template <typename T, typename Policy, typename A, typename B>
+status linear_recurrence(const A* a, const B* b, T* h, const tensor_layout& layout, const T* h0, T* h_final, cudaStream_t stream) {
+  return detail::linear_recurrence_allocating<T, Policy>(a, b, h, layout, h0, h_final, stream);
 }
 
 }  // namespace linrec

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 
 namespace linrec::detail {
 
@@ -53,8 +54,9 @@ constexpr bool strides_are_injective(const tensor_layout& l, const tensor_stride
   return true;
 }
 
-/// Checks sizes and strides alone: what a temporary-storage size query needs.
-template <typename T>
+/// Checks sizes and strides alone: what a temporary-storage size query needs. Ts: the operands'
+/// storage types (byte extents are checked for the widest).
+template <typename... Ts>
 constexpr error validate_layout(const tensor_layout& l) noexcept {
   if (l.batch < 0) return error::negative_batch;
   if (l.length < 0) return error::negative_length;
@@ -65,7 +67,7 @@ constexpr error validate_layout(const tensor_layout& l) noexcept {
   if (negative(l.h)) return error::negative_stride_h;
   if (l.batch == 0 || l.length == 0 || l.channels == 0) return error::success;
   // Element counts and every operand's byte extent must fit in 64 bits.
-  constexpr std::int64_t limit = int64_max / std::int64_t(sizeof(T));
+  constexpr std::int64_t limit = int64_max / std::int64_t(std::max({sizeof(Ts)...}));
   if (l.batch > limit / l.length || l.batch * l.length > limit / l.channels) return error::size_overflow;
   for (const tensor_strides* s : {&l.a, &l.b, &l.h}) {
     if (checked_extent(l, *s, limit) < 0) return error::size_overflow;
@@ -75,17 +77,18 @@ constexpr error validate_layout(const tensor_layout& l) noexcept {
 }
 
 /// Checks the pointers of a non-empty problem whose layout has passed validate_layout.
-/// h may be exactly a or b (same pointer, same strides): that is in-place use.
-template <typename T>
-error validate_pointers(const T* a, const T* b, const T* h, const tensor_layout& l, const T* h0,
-                        const T* h_final) noexcept {
+/// h may be exactly a or b (same pointer, same strides, same element size): that is in-place use.
+template <typename A, typename B, typename H>
+error validate_pointers(const A* a, const B* b, const H* h, const tensor_layout& l, const H* h0,
+                        const H* h_final) noexcept {
   if (const error e = validate_present_and_aligned(a, b, h, h0, h_final); e != error::success) return e;
-  const std::int64_t limit = int64_max / std::int64_t(sizeof(T));
-  const auto overlap = [&](const T* x, const tensor_strides& xs) {
-    if (x == h && xs == l.h) return false;  // in place
+  const std::int64_t limit = int64_max / std::int64_t(std::max({sizeof(A), sizeof(B), sizeof(H)}));
+  const auto overlap = [&](const auto* x, const tensor_strides& xs) {
+    using X = std::remove_cv_t<std::remove_pointer_t<decltype(x)>>;
     const auto xa = reinterpret_cast<std::uintptr_t>(x), ha = reinterpret_cast<std::uintptr_t>(h);
-    const auto x_bytes = std::uintptr_t(checked_extent(l, xs, limit)) * sizeof(T);
-    const auto h_bytes = std::uintptr_t(checked_extent(l, l.h, limit)) * sizeof(T);
+    if (xa == ha && xs == l.h && sizeof(X) == sizeof(H)) return false;  // in place
+    const auto x_bytes = std::uintptr_t(checked_extent(l, xs, limit)) * sizeof(X);
+    const auto h_bytes = std::uintptr_t(checked_extent(l, l.h, limit)) * sizeof(H);
     return xa < ha + h_bytes && ha < xa + x_bytes;
   };
   if (overlap(a, l.a)) return error::h_overlaps_a;

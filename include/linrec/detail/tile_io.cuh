@@ -3,13 +3,21 @@
 #pragma once
 
 #include <linrec/affine.cuh>
+#include <linrec/detail/convert.cuh>
 
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <cstring>
 
 namespace linrec::detail {
 
+/// Elements of storage type S in one 16-byte vector: 8 for __half and __nv_bfloat16, 4 for float,
+/// 2 for double and complex<float>, 1 for complex<double>.
+template <typename S>
+inline constexpr int vector_width = 16 / int(sizeof(S));
+
+/// 16-byte vectors of float and double, for code that moves them as they are (bulk copies).
 template <typename T>
 struct vector16;
 template <>
@@ -28,6 +36,48 @@ __host__ __device__ __forceinline__ bool aligned16(const T* p) {
   return (reinterpret_cast<std::uintptr_t>(p) & 15u) == 0;
 }
 
+/// One 16-byte load or store of vector_width<S> consecutive elements at a 16-byte aligned p.
+/// memcpy between the vector and the elements keeps this free of aliasing UB and compiles to
+/// register moves (or byte permutes, for the 2-byte types).
+template <typename S>
+__device__ __forceinline__ void load_vector(const S* p, S (&e)[vector_width<S>]) {
+  const uint4 v = *reinterpret_cast<const uint4*>(p);
+  memcpy(e, &v, sizeof(v));
+}
+template <typename S>
+__device__ __forceinline__ void store_vector(S* p, const S (&e)[vector_width<S>]) {
+  uint4 v;
+  memcpy(&v, e, sizeof(v));
+  *reinterpret_cast<uint4*>(p) = v;
+}
+
+/// `Count` consecutive elements of x (16-byte aligned, Count * sizeof(S) a multiple of 16) read
+/// as vectors and converted to V.
+template <int Count, typename S, typename V>
+__device__ __forceinline__ void load_run(const S* x, V (&values)[Count]) {
+  constexpr int width = vector_width<S>;
+  static_assert(Count % width == 0, "a run must fill whole 16-byte vectors of every operand");
+#pragma unroll
+  for (int c = 0; c < Count / width; ++c) {
+    S e[width];
+    load_vector(x + c * width, e);
+#pragma unroll
+    for (int k = 0; k < width; ++k) values[c * width + k] = convert<V>(e[k]);
+  }
+}
+template <int Count, typename S, typename V>
+__device__ __forceinline__ void store_run(S* x, const V (&values)[Count]) {
+  constexpr int width = vector_width<S>;
+  static_assert(Count % width == 0, "a run must fill whole 16-byte vectors of every operand");
+#pragma unroll
+  for (int c = 0; c < Count / width; ++c) {
+    S e[width];
+#pragma unroll
+    for (int k = 0; k < width; ++k) e[k] = convert<S>(values[c * width + k]);
+    store_vector(x + c * width, e);
+  }
+}
+
 /// Which way a run's steps lie in memory: step i of a run based at `p` is p[i] forward and p[-i]
 /// in reverse (a reverse scan reads each row from its end, with no flipped copy).
 struct time_direction {
@@ -41,92 +91,74 @@ struct time_direction {
   __host__ __device__ __forceinline__ std::int64_t at(std::int64_t i) const { return reverse ? -i : i; }
 };
 
-/// Loads items first..first+Items-1 of (a, b) into `items`; positions at or past `valid` become
-/// the identity, so they leave a scan unchanged. `vector_ok` says the vectors the run's steps
-/// fill are 16-byte aligned in a and b (and `first` is a multiple of the vector width).
-template <int Items, typename T>
-__device__ __forceinline__ void load_items(const T* a, const T* b, std::int64_t first,
-                                           std::int64_t valid, bool vector_ok,
-                                           affine<T> (&items)[Items], time_direction dir = {}) {
-  using vec = vector16<T>;
-  constexpr int width = vec::width;
-  static_assert(Items % width == 0, "items per thread must fill whole 16-byte vectors");
+/// Loads positions first..first+Items-1 of one array, converted to V, into `values`; `fill` at
+/// and past `valid`. `vector_ok` says the vectors the run's steps fill are 16-byte aligned (and
+/// `first` is a multiple of the vector width).
+template <int Items, typename S, typename V>
+__device__ __forceinline__ void load_values(const S* x, std::int64_t first, std::int64_t valid, bool vector_ok,
+                                            V (&values)[Items], time_direction dir = {}, V fill = V(0)) {
+  constexpr int width = vector_width<S>;
+  static_assert(Items % width == 0, "items per thread must fill whole 16-byte vectors of every operand");
 #pragma unroll
   for (int c = 0; c < Items / width; ++c) {
     const std::int64_t index = first + c * width;
     if (vector_ok && index + width <= valid) {
-      const std::int64_t start = dir.vector_start<width>(index);
-      const auto va = *reinterpret_cast<const typename vec::type*>(a + start);
-      const auto vb = *reinterpret_cast<const typename vec::type*>(b + start);
-      const T* ea = reinterpret_cast<const T*>(&va);
-      const T* eb = reinterpret_cast<const T*>(&vb);
+      S e[width];
+      load_vector(x + dir.vector_start<width>(index), e);
       // Constant indices on both sides of the choice keep the vectors in registers.
 #pragma unroll
-      for (int k = 0; k < width; ++k) {
-        items[c * width + k] = dir.reverse ? affine<T>{ea[width - 1 - k], eb[width - 1 - k]}
-                                           : affine<T>{ea[k], eb[k]};
-      }
+      for (int k = 0; k < width; ++k) values[c * width + k] = convert<V>(dir.reverse ? e[width - 1 - k] : e[k]);
     } else {
 #pragma unroll
       for (int k = 0; k < width; ++k) {
-        const std::int64_t at = dir.at(index + k);
-        items[c * width + k] = index + k < valid ? affine<T>{a[at], b[at]} : affine<T>::identity();
+        values[c * width + k] = index + k < valid ? convert<V>(x[dir.at(index + k)]) : fill;
       }
     }
   }
 }
 
-/// Loads positions first..first+Items-1 of one array into `values`; 0 at and past `valid`.
-template <int Items, typename T>
-__device__ __forceinline__ void load_values(const T* x, std::int64_t first, std::int64_t valid, bool vector_ok,
-                                            T (&values)[Items], time_direction dir = {}) {
-  using vec = vector16<T>;
-  constexpr int width = vec::width;
+/// Loads items first..first+Items-1 of (a, b) into `items`; positions at or past `valid` become
+/// the identity, so they leave a scan unchanged.
+template <int Items, typename A, typename B, typename V>
+__device__ __forceinline__ void load_items(const A* a, const B* b, std::int64_t first, std::int64_t valid,
+                                           bool vector_ok, affine<V> (&items)[Items], time_direction dir = {}) {
+  V va[Items], vb[Items];
+  load_values(a, first, valid, vector_ok, va, dir, V(1));
+  load_values(b, first, valid, vector_ok, vb, dir, V(0));
 #pragma unroll
-  for (int c = 0; c < Items / width; ++c) {
-    const std::int64_t index = first + c * width;
-    if (vector_ok && index + width <= valid) {
-      const auto v = *reinterpret_cast<const typename vec::type*>(x + dir.vector_start<width>(index));
-      const T* e = reinterpret_cast<const T*>(&v);
-#pragma unroll
-      for (int k = 0; k < width; ++k) values[c * width + k] = dir.reverse ? e[width - 1 - k] : e[k];
-    } else {
-#pragma unroll
-      for (int k = 0; k < width; ++k) values[c * width + k] = index + k < valid ? x[dir.at(index + k)] : T(0);
-    }
-  }
+  for (int i = 0; i < Items; ++i) items[i] = {va[i], vb[i]};
 }
 
-/// Stores `values` at positions below `valid`.
-template <int Items, typename T>
-__device__ __forceinline__ void store_values(T* x, std::int64_t first, std::int64_t valid, bool vector_ok,
-                                             const T (&values)[Items], time_direction dir = {}) {
-  using vec = vector16<T>;
-  constexpr int width = vec::width;
+/// Stores `values`, each rounded once to S, at positions below `valid`.
+template <int Items, typename S, typename V>
+__device__ __forceinline__ void store_values(S* x, std::int64_t first, std::int64_t valid, bool vector_ok,
+                                             const V (&values)[Items], time_direction dir = {}) {
+  constexpr int width = vector_width<S>;
+  static_assert(Items % width == 0, "items per thread must fill whole 16-byte vectors of every operand");
 #pragma unroll
   for (int c = 0; c < Items / width; ++c) {
     const std::int64_t index = first + c * width;
     if (vector_ok && index + width <= valid) {
-      typename vec::type v;
-      T* e = reinterpret_cast<T*>(&v);
+      S e[width];
 #pragma unroll
-      for (int k = 0; k < width; ++k) e[k] = dir.reverse ? values[c * width + width - 1 - k] : values[c * width + k];
-      *reinterpret_cast<typename vec::type*>(x + dir.vector_start<width>(index)) = v;
+      for (int k = 0; k < width; ++k) {
+        e[k] = convert<S>(dir.reverse ? values[c * width + width - 1 - k] : values[c * width + k]);
+      }
+      store_vector(x + dir.vector_start<width>(index), e);
     } else {
 #pragma unroll
       for (int k = 0; k < width; ++k) {
-        if (index + k < valid) x[dir.at(index + k)] = values[c * width + k];
+        if (index + k < valid) x[dir.at(index + k)] = convert<S>(values[c * width + k]);
       }
     }
   }
 }
 
 /// Stores the b-part of items (the recurrence's h) for positions below `valid`.
-template <int Items, typename T>
-__device__ __forceinline__ void store_items(T* h, std::int64_t first, std::int64_t valid,
-                                            bool vector_ok, const affine<T> (&items)[Items],
-                                            time_direction dir = {}) {
-  T values[Items];
+template <int Items, typename H, typename V>
+__device__ __forceinline__ void store_items(H* h, std::int64_t first, std::int64_t valid, bool vector_ok,
+                                            const affine<V> (&items)[Items], time_direction dir = {}) {
+  V values[Items];
 #pragma unroll
   for (int i = 0; i < Items; ++i) values[i] = items[i].b;
   store_values(h, first, valid, vector_ok, values, dir);
