@@ -50,7 +50,7 @@ class tensor_layouts_test : public gpu_test {
   // Time steps per channel tile for `channels` channels.
   static std::int64_t tile_steps(std::int64_t channels) {
     using P = linrec::default_policy<T>;
-    return std::int64_t(P::channel_threads / linrec::detail::channel_lanes<T>(channels)) * P::channel_steps;
+    return std::int64_t(P::channel_threads / linrec::detail::channel_lanes<linrec::detail::vector_width<T>>(channels)) * P::channel_steps;
   }
 };
 

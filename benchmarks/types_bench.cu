@@ -1,0 +1,200 @@
+// types_bench — linear_recurrence with bf16 storage (6 B per element: a, b read, h written) and
+// complex64 storage (24 B per element), next to fp32 (12 B), on the shapes issue 5 names, each
+// against a device-to-device copy of the same bytes measured in this run.
+//
+// Every output is checked first against a one-thread-per-sequence loop carried in the same
+// accumulator (rounded once to h's type), so a wrong result never gets a time.
+#include "bench_support.cuh"
+
+#include <benchmark/benchmark.h>
+#include <linrec/linrec.cuh>
+
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <string>
+
+namespace {
+
+using namespace linrec_bench;
+using linrec::tensor_layout;
+using cfloat = cuda::std::complex<float>;
+
+template <typename S>
+__host__ __device__ S from_float(float re, float im) {
+  if constexpr (linrec::is_complex_v<S>) {
+    return S(re, im);
+  } else {
+    return linrec::detail::convert<S>(re);
+  }
+}
+
+// |a| in [0.5, 1) (a random phase for complex), b in [-1, 1).
+template <typename S>
+__global__ void fill_typed(S* a, S* b, std::int64_t n, std::uint64_t seed) {
+  for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n;
+       i += std::int64_t(gridDim.x) * blockDim.x) {
+    const float r = 0.5f + 0.5f * unit_hash(seed + 4 * std::uint64_t(i));
+    const float phase = 6.2831853f * unit_hash(seed + 4 * std::uint64_t(i) + 1);
+    a[i] = linrec::is_complex_v<S> ? from_float<S>(r * cosf(phase), r * sinf(phase)) : from_float<S>(r, 0);
+    b[i] = from_float<S>(2 * unit_hash(seed + 4 * std::uint64_t(i) + 2) - 1, 2 * unit_hash(seed + 4 * std::uint64_t(i) + 3) - 1);
+  }
+}
+
+// The reference: one thread per (batch, channel) sequence, in the accumulator.
+template <typename S>
+__global__ void sequential_typed(const S* a, const S* b, S* h, tensor_layout l) {
+  using Acc = linrec::accumulator_t<S>;
+  for (std::int64_t s = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; s < l.batch * l.channels;
+       s += std::int64_t(gridDim.x) * blockDim.x) {
+    const std::int64_t bi = s / l.channels, c = s - bi * l.channels;
+    Acc state = Acc(0);
+    for (std::int64_t t = 0; t < l.length; ++t) {
+      const std::int64_t i = l.h.offset(bi, t, c);
+      state = linrec::detail::multiply_add(linrec::detail::convert<Acc>(a[i]), state, linrec::detail::convert<Acc>(b[i]));
+      h[i] = linrec::detail::convert<S>(state);
+    }
+  }
+}
+
+template <typename S>
+double magnitude(const S& x) {
+  if constexpr (linrec::is_complex_v<S>) {
+    return std::hypot(double(x.real()), double(x.imag()));
+  } else {
+    return double(linrec::detail::convert<float>(x));
+  }
+}
+template <typename S>
+double difference(const S& x, const S& y) {
+  if constexpr (linrec::is_complex_v<S>) {
+    return std::hypot(double(x.real()) - double(y.real()), double(x.imag()) - double(y.imag()));
+  } else {
+    return std::fabs(double(linrec::detail::convert<float>(x)) - double(linrec::detail::convert<float>(y)));
+  }
+}
+
+// Median ms of a device-to-device copy that reads and writes `bytes` in all (half each way).
+double copy_ms(std::size_t bytes) {
+  static std::map<std::size_t, double> cache;
+  if (auto it = cache.find(bytes); it != cache.end()) return it->second;
+  const std::size_t half = bytes / 2;
+  const int copies = int(std::max<std::size_t>(1, (min_working_set + bytes - 1) / bytes));
+  std::vector<char*> src, dst;
+  for (int c = 0; c < copies; ++c) {
+    char *s, *d;
+    CHECK(cudaMalloc(&s, half));
+    CHECK(cudaMalloc(&d, half));
+    CHECK(cudaMemset(s, 1, half));
+    src.push_back(s), dst.push_back(d);
+  }
+  const auto call = [&](int c) { CHECK(cudaMemcpyAsync(dst[c], src[c], half, cudaMemcpyDeviceToDevice, bench_stream())); };
+  const int calls = calls_per_batch(std::int64_t(bytes));
+  time_batch(call, calls, copies);
+  std::vector<double> times;
+  for (int i = 0; i < 30; ++i) times.push_back(time_batch(call, calls, copies).device_ms);
+  for (int c = 0; c < copies; ++c) cudaFree(src[c]), cudaFree(dst[c]);
+  return cache[bytes] = median(times);
+}
+
+template <typename S>
+void bench_typed(benchmark::State& state, tensor_layout l) {
+  const std::int64_t n = l.elements();
+  const std::size_t moved = 3 * sizeof(S) * std::size_t(n);
+  const double roofline_ms = copy_ms(moved);
+  std::size_t temp_bytes = 0;
+  if (!linrec::linear_recurrence<S>(nullptr, temp_bytes, nullptr, nullptr, nullptr, l)) {
+    state.SkipWithError("size query failed");
+    return;
+  }
+  const int copies = int(std::max<std::size_t>(1, (min_working_set + moved - 1) / moved));
+  std::vector<S*> a(copies), b(copies), h(copies);
+  for (int c = 0; c < copies; ++c) {
+    CHECK(cudaMalloc(&a[c], std::size_t(n) * sizeof(S)));
+    CHECK(cudaMalloc(&b[c], std::size_t(n) * sizeof(S)));
+    CHECK(cudaMalloc(&h[c], std::size_t(n) * sizeof(S)));
+    fill_typed<<<2048, 256>>>(a[c], b[c], n, 0x7e570000ull * (c + 1));
+    CHECK(cudaGetLastError());
+  }
+  void* temp = nullptr;
+  CHECK(cudaMalloc(&temp, std::max<std::size_t>(temp_bytes, 16)));
+  linrec::status status;
+  const auto call = [&](int c) {
+    std::size_t bytes = temp_bytes;
+    status = linrec::linear_recurrence<S>(temp, bytes, a[c], b[c], h[c], l, nullptr, nullptr, bench_stream());
+  };
+  call(0);
+  CHECK(cudaStreamSynchronize(bench_stream()));
+  bool ok = status.ok();
+  if (ok) {
+    S* expected = nullptr;
+    CHECK(cudaMalloc(&expected, std::size_t(n) * sizeof(S)));
+    sequential_typed<<<unsigned((l.batch * l.channels + 127) / 128), 128, 0, bench_stream()>>>(a[0], b[0], expected, l);
+    CHECK(cudaGetLastError());
+    std::vector<S> got(static_cast<std::size_t>(n)), want(static_cast<std::size_t>(n));
+    CHECK(cudaMemcpy(got.data(), h[0], std::size_t(n) * sizeof(S), cudaMemcpyDeviceToHost));
+    CHECK(cudaMemcpy(want.data(), expected, std::size_t(n) * sizeof(S), cudaMemcpyDeviceToHost));
+    CHECK(cudaFree(expected));
+    // Both round the accumulator's result once: they may differ by an ulp of the storage type
+    // (2^-7 relative for bf16) plus the accumulator's roundings.
+    const double tolerance = sizeof(S) == 2 ? 1.0 / 64 : 1e-4;
+    double worst = 0;
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      const double e = difference(got[i], want[i]) / (1 + magnitude(want[i]));
+      worst = std::isnan(e) ? INFINITY : std::max(worst, e);
+    }
+    if (!(worst <= tolerance)) {
+      state.SkipWithError(("differs from the sequential loop by " + std::to_string(worst)).c_str());
+      ok = false;
+    }
+  } else {
+    state.SkipWithError(status.message());
+  }
+  if (ok) {
+    const int calls = calls_per_batch(std::int64_t(moved));
+    time_batch(call, calls, copies);
+    std::vector<double> ms;
+    for (auto _ : state) {
+      const double t = time_batch(call, calls, copies).device_ms;
+      ms.push_back(t);
+      state.SetIterationTime(t * 1e-3);
+    }
+    const double med = median(ms);
+    state.counters["median_us"] = 1e3 * med;
+    state.counters["bytes_per_element"] = double(3 * sizeof(S));
+    state.counters["GBps"] = double(moved) / (med * 1e-3) / 1e9;
+    state.counters["copy_GBps"] = double(moved) / (roofline_ms * 1e-3) / 1e9;
+    state.counters["copy_fraction"] = roofline_ms / med;
+  }
+  for (int c = 0; c < copies; ++c) cudaFree(a[c]), cudaFree(b[c]), cudaFree(h[c]);
+  cudaFree(temp);
+}
+
+void register_all() {
+  struct shape {
+    const char* name;
+    tensor_layout layout;
+  };
+  const shape shapes[] = {
+      {"[B:1,T:65536,C:1024]", tensor_layout::batch_time_channels(1, 65536, 1024)},
+      {"[B:8,T:4096,C:4096]", tensor_layout::batch_time_channels(8, 4096, 4096)},
+      {"rows:1024/T:65536", tensor_layout::batch_channels_time(1, 65536, 1024)},
+  };
+  for (const shape& s : shapes) {
+    const tensor_layout l = s.layout;
+    const auto add = [&](const std::string& name, auto fn) {
+      benchmark::RegisterBenchmark((name + "/" + s.name).c_str(), fn)
+          ->UseManualTime()
+          ->Unit(benchmark::kMicrosecond)
+          ->Iterations(30);
+    };
+    add("bf16", [=](benchmark::State& st) { bench_typed<__nv_bfloat16>(st, l); });
+    add("fp16", [=](benchmark::State& st) { bench_typed<__half>(st, l); });
+    add("fp32", [=](benchmark::State& st) { bench_typed<float>(st, l); });
+    add("complex64", [=](benchmark::State& st) { bench_typed<cfloat>(st, l); });
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) { return linrec_bench::bench_main(argc, argv, "types_bench", register_all); }

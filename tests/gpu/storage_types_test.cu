@@ -1,0 +1,30 @@
+// __half and __nv_bfloat16 storage, alone and mixed with float, on every strategy: each output
+// within rounding the exact result once to h's type (plus the float accumulator's few roundings).
+#include "typed_cases.cuh"
+
+namespace linrec::testing {
+namespace {
+
+class storage_types_test : public gpu_test {};
+
+TEST_F(storage_types_test, bf16_everywhere) { check_every_strategy<__nv_bfloat16, __nv_bfloat16, __nv_bfloat16>(); }
+TEST_F(storage_types_test, fp16_everywhere) { check_every_strategy<__half, __half, __half>(); }
+TEST_F(storage_types_test, float_a_with_bf16_b_and_h) { check_every_strategy<float, __nv_bfloat16, __nv_bfloat16>(); }
+TEST_F(storage_types_test, bf16_a_with_float_b_and_h) { check_every_strategy<__nv_bfloat16, float, float>(); }
+TEST_F(storage_types_test, float_inputs_bf16_output) { check_every_strategy<float, float, __nv_bfloat16>(); }
+
+// The accumulator is float for 2-byte storage, and a policy may carry float storage in double.
+struct double_state : default_policy<float, float, float, double> {};
+static_assert(std::is_same_v<accumulator_t<__nv_bfloat16>, float>);
+static_assert(std::is_same_v<accumulator_t<__half, float, __half>, float>);
+static_assert(std::is_same_v<accumulator_t<__half, double, float>, double>);
+static_assert(std::is_same_v<accumulator_t<float, cfloat, cfloat>, cfloat>);
+static_assert(std::is_same_v<accumulator_t<double, cfloat, cfloat>, cdouble>);
+static_assert(default_policy<__nv_bfloat16>::vector_items == 8 && default_policy<__nv_bfloat16>::thread_items == 8);
+
+TEST_F(storage_types_test, float_storage_with_double_accumulator) {
+  check_every_strategy<float, float, float, double_state>();
+}
+
+}  // namespace
+}  // namespace linrec::testing
