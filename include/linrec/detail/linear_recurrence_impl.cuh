@@ -240,8 +240,8 @@ constexpr void check_value_types() {
 
 template <typename T, typename Policy, typename A, typename B>
 status linear_recurrence_with_temp(void* d_temp_storage, std::size_t& temp_storage_bytes, const A* a,
-                         const B* b, T* h, row_layout layout, const T* h0, T* h_final,
-                         cudaStream_t stream) {
+                                   const B* b, T* h, row_layout layout, const T* h0, T* h_final,
+                                   cudaStream_t stream) {
   using P = resolved_policy<Policy, T, A, B>;
   using Acc = typename P::accumulator_type;
   check_value_types<Acc, A, B, T>();
@@ -260,7 +260,7 @@ status linear_recurrence_with_temp(void* d_temp_storage, std::size_t& temp_stora
 
 template <typename T, typename Policy, typename A, typename B>
 status linear_recurrence_allocating(const A* a, const B* b, T* h, row_layout layout, const T* h0, T* h_final,
-                         cudaStream_t stream) {
+                                    cudaStream_t stream) {
   using P = resolved_policy<Policy, T, A, B>;
   using Acc = typename P::accumulator_type;
   check_value_types<Acc, A, B, T>();

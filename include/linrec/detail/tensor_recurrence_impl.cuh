@@ -95,8 +95,8 @@ inline constexpr int channel_width = std::max({vector_width<A>, vector_width<B>,
 
 template <typename T, typename Policy, typename A, typename B>
 status linear_recurrence_with_temp(void* d_temp_storage, std::size_t& temp_storage_bytes, const A* a,
-                         const B* b, T* h, const tensor_layout& layout, const T* h0, T* h_final,
-                         cudaStream_t stream) {
+                                   const B* b, T* h, const tensor_layout& layout, const T* h0, T* h_final,
+                                   cudaStream_t stream) {
   using P = resolved_policy<Policy, T, A, B>;
   using Acc = typename P::accumulator_type;
   check_value_types<Acc, A, B, T>();
@@ -115,7 +115,7 @@ status linear_recurrence_with_temp(void* d_temp_storage, std::size_t& temp_stora
 
 template <typename T, typename Policy, typename A, typename B>
 status linear_recurrence_allocating(const A* a, const B* b, T* h, const tensor_layout& layout, const T* h0,
-                         T* h_final, cudaStream_t stream) {
+                                    T* h_final, cudaStream_t stream) {
   using P = resolved_policy<Policy, T, A, B>;
   using Acc = typename P::accumulator_type;
   check_value_types<Acc, A, B, T>();
