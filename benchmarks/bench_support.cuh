@@ -139,13 +139,13 @@ inline double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
-// Median ms per call of a device-to-device copy moving the bytes of `elements` fp32 elements.
-inline double copy_roofline_ms(std::int64_t elements) {
-  static std::map<std::int64_t, double> cache;
-  if (auto it = cache.find(elements); it != cache.end()) return it->second;
-  // Copying 6 B per element reads 6 and writes 6: the 12 B per element linrec moves.
-  const std::size_t half = 6 * std::size_t(elements);
-  const int copies = copies_for(elements);
+// Median ms per call of a device-to-device copy that reads and writes `bytes` in all (half each
+// way), over rotating buffers that keep the working set above the L2.
+inline double copy_ms(std::size_t bytes) {
+  static std::map<std::size_t, double> cache;
+  if (auto it = cache.find(bytes); it != cache.end()) return it->second;
+  const std::size_t half = bytes / 2;
+  const int copies = int(std::max<std::size_t>(1, (min_working_set + bytes - 1) / bytes));
   std::vector<char*> src, dst;
   for (int c = 0; c < copies; ++c) {
     char *s, *d;
@@ -155,13 +155,16 @@ inline double copy_roofline_ms(std::int64_t elements) {
     src.push_back(s), dst.push_back(d);
   }
   const auto call = [&](int c) { CHECK(cudaMemcpyAsync(dst[c], src[c], half, cudaMemcpyDeviceToDevice, bench_stream())); };
-  const int calls = calls_per_batch(12 * elements);
+  const int calls = calls_per_batch(std::int64_t(bytes));
   time_batch(call, calls, copies);  // warm-up
   std::vector<double> times;
   for (int i = 0; i < 30; ++i) times.push_back(time_batch(call, calls, copies).device_ms);
   for (int c = 0; c < copies; ++c) cudaFree(src[c]), cudaFree(dst[c]);
-  return cache[elements] = median(times);
+  return cache[bytes] = median(times);
 }
+
+// The copy of the 12 B per element linrec moves for fp32 (a and b read, h written).
+inline double copy_roofline_ms(std::int64_t elements) { return copy_ms(12 * std::size_t(elements)); }
 
 inline void report(benchmark::State& state, const std::vector<double>& ms, std::int64_t elements,
                    double enqueue_ms = 0) {

@@ -74,29 +74,6 @@ double difference(const S& x, const S& y) {
   }
 }
 
-// Median ms of a device-to-device copy that reads and writes `bytes` in all (half each way).
-double copy_ms(std::size_t bytes) {
-  static std::map<std::size_t, double> cache;
-  if (auto it = cache.find(bytes); it != cache.end()) return it->second;
-  const std::size_t half = bytes / 2;
-  const int copies = int(std::max<std::size_t>(1, (min_working_set + bytes - 1) / bytes));
-  std::vector<char*> src, dst;
-  for (int c = 0; c < copies; ++c) {
-    char *s, *d;
-    CHECK(cudaMalloc(&s, half));
-    CHECK(cudaMalloc(&d, half));
-    CHECK(cudaMemset(s, 1, half));
-    src.push_back(s), dst.push_back(d);
-  }
-  const auto call = [&](int c) { CHECK(cudaMemcpyAsync(dst[c], src[c], half, cudaMemcpyDeviceToDevice, bench_stream())); };
-  const int calls = calls_per_batch(std::int64_t(bytes));
-  time_batch(call, calls, copies);
-  std::vector<double> times;
-  for (int i = 0; i < 30; ++i) times.push_back(time_batch(call, calls, copies).device_ms);
-  for (int c = 0; c < copies; ++c) cudaFree(src[c]), cudaFree(dst[c]);
-  return cache[bytes] = median(times);
-}
-
 template <typename S>
 void bench_typed(benchmark::State& state, tensor_layout l) {
   const std::int64_t n = l.elements();
