@@ -31,8 +31,9 @@ void reference_adjoint(const backward_case<T>& c, std::vector<ref_t>& da, std::v
       const std::size_t seq = std::size_t(n * l.channels + ch);
       ref_t delta = c.g_final.empty() ? ref_t(0) : to_ref(c.g_final[seq]);
       long double m = std::abs(delta);
-      ref_t a_next = 0;
-      long double a_next_abs = 0;
+      // The adjoint's first step has coefficient 1: δ[last] = g[last] + g_final.
+      ref_t a_next = 1;
+      long double a_next_abs = 1;
       for (std::int64_t k = 0; k < l.length; ++k) {  // the adjoint's order: the forward's last step first
         const std::int64_t t = l.reverse ? k : l.length - 1 - k;
         const auto i = std::size_t(l.h.offset(n, t, ch));

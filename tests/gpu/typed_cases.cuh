@@ -62,12 +62,25 @@ constexpr long double storage_epsilon() {
   }
 }
 
-// The largest error of rounding a value of magnitude `x` once to S (half an ulp, per component;
-// times sqrt 2 for the modulus of a complex error).
+// The smallest normal number of S: below it the spacing stays that of its binade (subnormals).
+template <typename S>
+constexpr long double storage_min_normal() {
+  using R = typename detail::real_part<S>::type;
+  if constexpr (std::is_same_v<R, __half>) {
+    return 0x1p-14L;
+  } else if constexpr (std::is_same_v<R, __nv_bfloat16>) {
+    return 0x1p-126L;
+  } else {
+    return std::numeric_limits<R>::min();
+  }
+}
+
+// The largest error of rounding a value of magnitude `x` once to S (half an ulp, per component,
+// subnormals included; times sqrt 2 for the modulus of a complex error).
 template <typename S>
 long double rounding_bound(long double x) {
-  if (x == 0) return 0;
-  const long double binade = std::exp2(std::floor(std::log2(x)));
+  if (x == 0) return storage_min_normal<S>() * storage_epsilon<S>() / 2;
+  const long double binade = std::max(std::exp2(std::floor(std::log2(x))), storage_min_normal<S>());
   return binade * storage_epsilon<S>() / 2 * (is_complex_v<S> ? std::sqrt(2.0L) : 1.0L);
 }
 
@@ -164,6 +177,13 @@ struct typed_reference {
   std::vector<long double> scale, final_scale;
 };
 
+// x * y as the library forms it: the plain complex product, and a real product for real values
+// (std::complex's would make (inf + 0i)(a + 0i) = inf + NaN i, where the real loop has inf).
+inline ref_t reference_multiply(const ref_t& x, const ref_t& y) {
+  if (x.imag() == 0 && y.imag() == 0) return {x.real() * y.real(), 0};
+  return {x.real() * y.real() - x.imag() * y.imag(), x.real() * y.imag() + x.imag() * y.real()};
+}
+
 template <typename A, typename B, typename H>
 typed_reference<A, B, H> reference_of(const typed_problem<A, B, H>& p) {
   const tensor_layout& l = p.layout;
@@ -181,7 +201,7 @@ typed_reference<A, B, H> reference_of(const typed_problem<A, B, H>& p) {
         const std::int64_t t = l.reverse ? l.length - 1 - k : k;
         const ref_t a = to_ref(p.a[std::size_t(l.a.offset(n, t, c))]);
         const ref_t b = to_ref(p.b[std::size_t(l.b.offset(n, t, c))]);
-        state = a * state + b;
+        state = reference_multiply(a, state) + b;
         m = std::abs(a) * m + std::abs(b);
         const auto i = std::size_t(l.h.offset(n, t, c));
         r.h[i] = state;
