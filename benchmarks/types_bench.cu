@@ -62,7 +62,7 @@ double magnitude(const S& x) {
   if constexpr (linrec::is_complex_v<S>) {
     return std::hypot(double(x.real()), double(x.imag()));
   } else {
-    return double(linrec::detail::convert<float>(x));
+    return std::fabs(double(linrec::detail::convert<float>(x)));
   }
 }
 template <typename S>
@@ -95,6 +95,7 @@ void bench_typed(benchmark::State& state, tensor_layout l) {
   }
   void* temp = nullptr;
   CHECK(cudaMalloc(&temp, std::max<std::size_t>(temp_bytes, 16)));
+  CHECK(cudaDeviceSynchronize());  // the fills ran on the legacy stream, the timed calls run on another
   linrec::status status;
   const auto call = [&](int c) {
     std::size_t bytes = temp_bytes;
@@ -108,6 +109,7 @@ void bench_typed(benchmark::State& state, tensor_layout l) {
     CHECK(cudaMalloc(&expected, std::size_t(n) * sizeof(S)));
     sequential_typed<<<unsigned((l.batch * l.channels + 127) / 128), 128, 0, bench_stream()>>>(a[0], b[0], expected, l);
     CHECK(cudaGetLastError());
+    CHECK(cudaStreamSynchronize(bench_stream()));  // a non-blocking stream: the copies below do not wait
     std::vector<S> got(static_cast<std::size_t>(n)), want(static_cast<std::size_t>(n));
     CHECK(cudaMemcpy(got.data(), h[0], std::size_t(n) * sizeof(S), cudaMemcpyDeviceToHost));
     CHECK(cudaMemcpy(want.data(), expected, std::size_t(n) * sizeof(S), cudaMemcpyDeviceToHost));
