@@ -37,8 +37,9 @@ namespace linrec {
 /// - Non-finite inputs: a NaN in a[t] or b[t] (or h0) makes h[t] and every later step NaN, and
 ///   leaves every earlier step as it was, as in the sequential loop. Infinities propagate as in
 ///   the loop, except that the scan also multiplies a's together: where such a product is
-///   infinite (an infinite a, or overflow) and meets a zero (h0 = 0, or a zero a), the scan gives
-///   NaN where the loop multiplied the zero into h first.
+///   infinite (an infinite a, or overflow) and meets a zero (h0 = 0, or a zero a), or underflows
+///   to 0 (a few hundred a's of 0.5 in float) and meets an infinite state, the scan gives NaN
+///   where the loop, multiplying one a at a time, does not.
 /// - In place: h may be the same array as a or as b (same element size); any other overlap with
 ///   them is an error.
 /// - Temporary storage, CUB-style: with d_temp_storage == nullptr, only sets temp_storage_bytes
