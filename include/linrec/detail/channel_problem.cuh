@@ -6,7 +6,6 @@
 #include <linrec/tensor_layout.cuh>
 #include <linrec/detail/tile_io.cuh>
 
-#include <algorithm>
 #include <cstdint>
 
 namespace linrec::detail {
@@ -53,7 +52,7 @@ template <typename A, typename B, typename H, typename Acc>
 struct channel_problem {
   using value_type = Acc;
   /// Channels per thread: one 16-byte vector of the narrowest operand.
-  static constexpr int width = std::max({vector_width<A>, vector_width<B>, vector_width<H>});
+  static constexpr int width = operands_width<A, B, H>;
   const A* a;
   const B* b;
   H* h;

@@ -16,7 +16,6 @@
 #include <linrec/affine.cuh>
 #include <linrec/detail/tile_io.cuh>
 
-#include <algorithm>
 #include <cstdint>
 #include <type_traits>
 
@@ -32,7 +31,7 @@ template <typename A, typename B, typename H, typename Acc, bool Reverse = false
 struct rows_problem {
   using value_type = Acc;
   /// Items per thread must be a multiple of this: one 16-byte vector of the narrowest operand.
-  static constexpr int width = std::max({vector_width<A>, vector_width<B>, vector_width<H>});
+  static constexpr int width = operands_width<A, B, H>;
   /// The staged look-back may stream a and b into shared memory with bulk copies and scan them
   /// as they lie: when they are stored as the (real) accumulator type.
   static constexpr bool bulk_loadable = std::is_same_v<A, Acc> && std::is_same_v<B, Acc> &&

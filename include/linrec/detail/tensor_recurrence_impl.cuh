@@ -88,10 +88,6 @@ error validate_tensor_arguments(const A* a, const B* b, const H* h, const tensor
   return error::success;
 }
 
-// The channel paths' width (channels a thread owns) for operands stored as A, B and H.
-template <typename A, typename B, typename H>
-inline constexpr int channel_width = std::max({vector_width<A>, vector_width<B>, vector_width<H>});
-
 
 template <typename T, typename Policy, typename A, typename B>
 status linear_recurrence_with_temp(void* d_temp_storage, std::size_t& temp_storage_bytes, const A* a,
@@ -101,7 +97,7 @@ status linear_recurrence_with_temp(void* d_temp_storage, std::size_t& temp_stora
   using Acc = typename P::accumulator_type;
   check_value_types<Acc, A, B, T>();
   if (const error e = validate_layout<A, B, T>(layout); e != error::success) return e;
-  const tensor_plan pl = make_tensor_plan<Acc, channel_width<A, B, T>, P>(layout);
+  const tensor_plan pl = make_tensor_plan<Acc, operands_width<A, B, T>, P>(layout);
   if (d_temp_storage == nullptr) {
     temp_storage_bytes = pl.temp_bytes;
     return {};
@@ -123,7 +119,7 @@ status linear_recurrence_allocating(const A* a, const B* b, T* h, const tensor_l
   if (const error e = validate_tensor_arguments(a, b, h, layout, h0, h_final); e != error::success) {
     return e;
   }
-  const tensor_plan pl = make_tensor_plan<Acc, channel_width<A, B, T>, P>(layout);
+  const tensor_plan pl = make_tensor_plan<Acc, operands_width<A, B, T>, P>(layout);
   // Only the alignment slack: the path needs no temporary storage.
   if (pl.temp_bytes <= temp_alignment) {
     return enqueue_tensor<P>(pl, nullptr, a, b, h, layout, h0, h_final, stream);
@@ -138,7 +134,7 @@ status linear_recurrence_allocating(const A* a, const B* b, T* h, const tensor_l
 template <typename T, typename Policy, typename A, typename B>
 constexpr strategy chosen_strategy(const tensor_layout& layout) noexcept {
   using P = detail::resolved_policy<Policy, T, A, B>;
-  return detail::make_tensor_plan<typename P::accumulator_type, detail::channel_width<A, B, T>, P>(layout).chosen;
+  return detail::make_tensor_plan<typename P::accumulator_type, detail::operands_width<A, B, T>, P>(layout).chosen;
 }
 
 template <typename T, typename Policy>
@@ -154,11 +150,13 @@ status linear_recurrence(void* d_temp_storage, std::size_t& temp_storage_bytes, 
                                                         h_final, stream);
 }
 template <typename T, typename Policy>
-status linear_recurrence(const T* a, const T* b, T* h, const tensor_layout& layout, const T* h0, T* h_final, cudaStream_t stream) {
+status linear_recurrence(const T* a, const T* b, T* h, const tensor_layout& layout,
+                         const T* h0, T* h_final, cudaStream_t stream) {
   return detail::linear_recurrence_allocating<T, Policy>(a, b, h, layout, h0, h_final, stream);
 }
 template <typename T, typename Policy, typename A, typename B>
-status linear_recurrence(const A* a, const B* b, T* h, const tensor_layout& layout, const T* h0, T* h_final, cudaStream_t stream) {
+status linear_recurrence(const A* a, const B* b, T* h, const tensor_layout& layout,
+                         const T* h0, T* h_final, cudaStream_t stream) {
   return detail::linear_recurrence_allocating<T, Policy>(a, b, h, layout, h0, h_final, stream);
 }
 

@@ -7,6 +7,7 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 
@@ -16,6 +17,12 @@ namespace linrec::detail {
 /// 2 for double and complex<float>, 1 for complex<double>.
 template <typename S>
 inline constexpr int vector_width = 16 / int(sizeof(S));
+
+/// One 16-byte vector of the narrowest of the operand types: the items a row-kernel thread scans
+/// and the channels a channel-kernel lane owns are a multiple of it, so each operand moves in
+/// whole vectors.
+template <typename... S>
+inline constexpr int operands_width = std::max({vector_width<S>...});
 
 /// 16-byte vectors of float and double, for code that moves them as they are (bulk copies).
 template <typename T>
