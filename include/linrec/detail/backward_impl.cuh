@@ -91,12 +91,14 @@ status enqueue_backward(const plan& pl, void* temp, const T* a, const T* h, cons
   if (layout.length == 0) return write_initial_as_final(g_final, dh0, layout.rows, stream);
   // The adjoint runs against the forward's direction.
   if (layout.reverse) {
-    return enqueue_rows<Policy>(pl, temp, rows_adjoint_problem<T, Acc, false>{a, h, g, da, db, h0, g_final, dh0, layout.rows,
-                                                                          layout.length, layout.row_stride},
+    return enqueue_rows<Policy>(pl, temp,
+                                rows_adjoint_problem<T, Acc, false>{a, h, g, da, db, h0, g_final, dh0, layout.rows,
+                                                                    layout.length, layout.row_stride},
                                 stream);
   }
-  return enqueue_rows<Policy>(pl, temp, rows_adjoint_problem<T, Acc, true>{a, h, g, da, db, h0, g_final, dh0, layout.rows,
-                                                                       layout.length, layout.row_stride},
+  return enqueue_rows<Policy>(pl, temp,
+                              rows_adjoint_problem<T, Acc, true>{a, h, g, da, db, h0, g_final, dh0, layout.rows,
+                                                                 layout.length, layout.row_stride},
                               stream);
 }
 
@@ -107,7 +109,7 @@ status enqueue_tensor_backward(const tensor_plan& pl, void* temp, const T* a, co
   const bool channels = pl.chosen == strategy::channel_tiles || pl.chosen == strategy::channel_walk;
   if (!channels) {
     return enqueue_backward<row_policy<Policy>>(pl.row_plan, temp, a, h, g, da, db, pl.rows, h0, g_final, dh0,
-                                                   stream);
+                                                stream);
   }
   if (l.batch == 0 || l.channels == 0) return {};
   if (l.length == 0) return write_initial_as_final(g_final, dh0, l.batch * l.channels, stream);
@@ -122,11 +124,25 @@ status enqueue_tensor_backward(const tensor_plan& pl, void* temp, const T* a, co
   const bool vectors = vectors_fit(a, walked.a, walked) && vectors_fit(da, walked.a, walked) &&
                        vectors_fit(db, walked.b, walked) && vectors_fit(h, walked.h, walked) &&
                        vectors_fit(g, walked.h, walked);
-  const channel_adjoint_problem<T, typename Policy::accumulator_type> p{a,       h,        g,          da,       db,       h0,      g_final,
-                                     dh0,     l.batch,  l.length,   l.channels, walked.a, walked.b, walked.h,
-                                     vectors};
+  const channel_adjoint_problem<T, typename Policy::accumulator_type> p{
+      a, h, g, da, db, h0, g_final, dh0, l.batch, l.length, l.channels, walked.a, walked.b, walked.h, vectors};
   if (pl.chosen == strategy::channel_walk) return launch_channel_walk<Policy>(pl, p, stream);
   return launch_channel_tiles<Policy>(pl, temp, p, stream);
+}
+
+// The plan of a backward pass: the forward's for the same layout and types, as the adjoint runs
+// the forward's kernels.
+template <typename T, typename Policy>
+plan backward_plan(const row_layout& layout) noexcept {
+  using Acc = typename Policy::accumulator_type;
+  check_value_types<Acc, T, T, T>();
+  return make_plan<Acc, Policy>(layout);
+}
+template <typename T, typename Policy>
+tensor_plan backward_plan(const tensor_layout& layout) noexcept {
+  using Acc = typename Policy::accumulator_type;
+  check_value_types<Acc, T, T, T>();
+  return make_tensor_plan<Acc, vector_width<T>, Policy>(layout);
 }
 
 }  // namespace detail
@@ -135,9 +151,8 @@ template <typename T, typename Policy>
 status linear_recurrence_backward(void* d_temp_storage, std::size_t& temp_storage_bytes, const T* a, const T* h,
                                   const T* g, T* da, T* db, row_layout layout, const T* h0, const T* g_final,
                                   T* dh0, cudaStream_t stream) {
-  detail::check_value_types<typename Policy::accumulator_type, T, T, T>();
   if (const error e = detail::validate_layout<T>(layout); e != error::success) return e;
-  const detail::plan pl = detail::make_plan<typename Policy::accumulator_type, Policy>(layout);
+  const detail::plan pl = detail::backward_plan<T, Policy>(layout);
   if (d_temp_storage == nullptr) {
     temp_storage_bytes = pl.temp_bytes;
     return {};
@@ -148,19 +163,18 @@ status linear_recurrence_backward(void* d_temp_storage, std::size_t& temp_storag
   }
   if (temp_storage_bytes < pl.temp_bytes) return error::temp_storage_too_small;
   return detail::enqueue_backward<Policy>(pl, detail::align_temp(d_temp_storage), a, h, g, da, db, layout, h0,
-                                             g_final, dh0, stream);
+                                          g_final, dh0, stream);
 }
 
 template <typename T, typename Policy>
 status linear_recurrence_backward(const T* a, const T* h, const T* g, T* da, T* db, row_layout layout, const T* h0,
                                   const T* g_final, T* dh0, cudaStream_t stream) {
-  detail::check_value_types<typename Policy::accumulator_type, T, T, T>();
   if (const error e = detail::validate_layout<T>(layout); e != error::success) return e;
   if (const error e = detail::validate_backward_arguments(a, h, g, da, db, layout, h0, g_final, dh0);
       e != error::success) {
     return e;
   }
-  const detail::plan pl = detail::make_plan<typename Policy::accumulator_type, Policy>(layout);
+  const detail::plan pl = detail::backward_plan<T, Policy>(layout);
   if (pl.chosen != strategy::tiled_lookback || layout.elements() == 0) {
     return detail::enqueue_backward<Policy>(pl, nullptr, a, h, g, da, db, layout, h0, g_final, dh0, stream);
   }
@@ -173,9 +187,8 @@ template <typename T, typename Policy>
 status linear_recurrence_backward(void* d_temp_storage, std::size_t& temp_storage_bytes, const T* a, const T* h,
                                   const T* g, T* da, T* db, const tensor_layout& layout, const T* h0,
                                   const T* g_final, T* dh0, cudaStream_t stream) {
-  detail::check_value_types<typename Policy::accumulator_type, T, T, T>();
   if (const error e = detail::validate_layout<T>(layout); e != error::success) return e;
-  const detail::tensor_plan pl = detail::make_tensor_plan<typename Policy::accumulator_type, detail::vector_width<T>, Policy>(layout);
+  const detail::tensor_plan pl = detail::backward_plan<T, Policy>(layout);
   if (d_temp_storage == nullptr) {
     temp_storage_bytes = pl.temp_bytes;
     return {};
@@ -186,22 +199,20 @@ status linear_recurrence_backward(void* d_temp_storage, std::size_t& temp_storag
   }
   if (temp_storage_bytes < pl.temp_bytes) return error::temp_storage_too_small;
   return detail::enqueue_tensor_backward<Policy>(pl, detail::align_temp(d_temp_storage), a, h, g, da, db, layout,
-                                                    h0, g_final, dh0, stream);
+                                                 h0, g_final, dh0, stream);
 }
 
 template <typename T, typename Policy>
 status linear_recurrence_backward(const T* a, const T* h, const T* g, T* da, T* db, const tensor_layout& layout,
                                   const T* h0, const T* g_final, T* dh0, cudaStream_t stream) {
-  detail::check_value_types<typename Policy::accumulator_type, T, T, T>();
   if (const error e = detail::validate_layout<T>(layout); e != error::success) return e;
   if (const error e = detail::validate_backward_arguments(a, h, g, da, db, layout, h0, g_final, dh0);
       e != error::success) {
     return e;
   }
-  const detail::tensor_plan pl = detail::make_tensor_plan<typename Policy::accumulator_type, detail::vector_width<T>, Policy>(layout);
+  const detail::tensor_plan pl = detail::backward_plan<T, Policy>(layout);
   if (pl.temp_bytes <= detail::temp_alignment) {
-    return detail::enqueue_tensor_backward<Policy>(pl, nullptr, a, h, g, da, db, layout, h0, g_final, dh0,
-                                                      stream);
+    return detail::enqueue_tensor_backward<Policy>(pl, nullptr, a, h, g, da, db, layout, h0, g_final, dh0, stream);
   }
   return detail::with_stream_ordered_temp(pl.temp_bytes, stream, [&](void* temp) {
     return detail::enqueue_tensor_backward<Policy>(pl, temp, a, h, g, da, db, layout, h0, g_final, dh0, stream);

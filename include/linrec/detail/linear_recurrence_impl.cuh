@@ -298,11 +298,13 @@ status linear_recurrence(void* d_temp_storage, std::size_t& temp_storage_bytes, 
                                                         h_final, stream);
 }
 template <typename T, typename Policy>
-status linear_recurrence(const T* a, const T* b, T* h, row_layout layout, const T* h0, T* h_final, cudaStream_t stream) {
+status linear_recurrence(const T* a, const T* b, T* h, row_layout layout,
+                         const T* h0, T* h_final, cudaStream_t stream) {
   return detail::linear_recurrence_allocating<T, Policy>(a, b, h, layout, h0, h_final, stream);
 }
 template <typename T, typename Policy, typename A, typename B>
-status linear_recurrence(const A* a, const B* b, T* h, row_layout layout, const T* h0, T* h_final, cudaStream_t stream) {
+status linear_recurrence(const A* a, const B* b, T* h, row_layout layout,
+                         const T* h0, T* h_final, cudaStream_t stream) {
   return detail::linear_recurrence_allocating<T, Policy>(a, b, h, layout, h0, h_final, stream);
 }
 
