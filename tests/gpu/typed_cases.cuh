@@ -224,6 +224,54 @@ inline long double accumulator_roundings(std::int64_t length) {
   return 32 + 8 * (std::log2(n) + std::sqrt(n / 4096));
 }
 
+/// Checks outputs stored as S one at a time: never written (still poison), or farther from the
+/// exact value than rounding it once to S plus `acc_bound` times the magnitude it is conditioned
+/// by. A non-finite exact value must be matched in kind: a NaN for a NaN, the same infinity.
+template <typename S>
+struct bound_check {
+  long double acc_bound;
+  std::int64_t unwritten = 0, over = 0;
+  long double worst_ratio = 0;  // error / bound
+  std::string first_over;       // the first output outside, described
+
+  explicit bound_check(long double acc) : acc_bound(acc) {}
+
+  void operator()(const S& x, const ref_t& exact, long double scale, const char* what, std::size_t i) {
+    if (is_poison(x)) {
+      ++unwritten;
+      return;
+    }
+    const ref_t got = to_ref(x);
+    // Described only for the first output outside, so the check costs nothing per element.
+    const auto describe = [&](const std::string& against) {
+      std::ostringstream message;
+      message << what << "[" << i << "] = (" << got.real() << ", " << got.imag() << ")" << against;
+      first_over = message.str();
+    };
+    if (!std::isfinite(exact.real()) || !std::isfinite(exact.imag())) {
+      // Non-finite inputs: a NaN where the loop has one, the same infinity where it has one.
+      const bool nan_expected = std::isnan(exact.real()) || std::isnan(exact.imag());
+      const bool matches = nan_expected ? std::isnan(got.real()) || std::isnan(got.imag()) : got == exact;
+      if (!matches && over++ == 0) {
+        std::ostringstream against;
+        against << " where the loop has (" << exact.real() << ", " << exact.imag() << ")";
+        describe(against.str());
+      }
+      return;
+    }
+    const long double err = std::abs(got - exact);
+    const long double bound = rounding_bound<S>(std::abs(exact)) + acc_bound * scale;
+    const long double ratio = bound > 0 ? err / bound : (err > 0 ? INFINITY : 0);
+    worst_ratio = std::fmax(worst_ratio, std::isnan(ratio) ? INFINITY : ratio);
+    if (!(err <= bound) && over++ == 0) {
+      std::ostringstream against;
+      against << " against (" << exact.real() << ", " << exact.imag() << "), error " << double(err) << " > bound "
+              << double(bound);
+      describe(against.str());
+    }
+  }
+};
+
 /// Every h and h_final written, and each within the error of rounding the exact result once to H
 /// plus the accumulator's roundings: the bf16 and fp16 bound does not grow with the length.
 template <typename Acc, typename A, typename B, typename H>
@@ -232,40 +280,7 @@ void expect_typed_matches(const typed_problem<A, B, H>& p, const typed_result<H>
   const typed_reference<A, B, H> ref = reference_of(p);
   using R = typename detail::real_part<Acc>::type;
   const long double acc_bound = accumulator_roundings(l.length) * std::numeric_limits<R>::epsilon();
-  std::int64_t unwritten = 0, over = 0;
-  long double worst_ratio = 0;  // error / bound
-  std::string first_over;
-  const auto check = [&](const H& x, const ref_t& exact, long double scale, const char* what, std::size_t i) {
-    if (is_poison(x)) {
-      ++unwritten;
-      return;
-    }
-    const ref_t got = to_ref(x);
-    if (!std::isfinite(exact.real()) || !std::isfinite(exact.imag())) {
-      // Non-finite inputs: a NaN where the loop has one, the same infinity where it has one.
-      const bool nan_expected = std::isnan(exact.real()) || std::isnan(exact.imag());
-      const bool matches = nan_expected ? std::isnan(got.real()) || std::isnan(got.imag()) : got == exact;
-      if (!matches && over++ == 0) {
-        std::ostringstream s;
-        s << what << "[" << i << "] = (" << got.real() << ", " << got.imag() << ") where the loop has ("
-          << exact.real() << ", " << exact.imag() << ")";
-        first_over = s.str();
-      }
-      return;
-    }
-    const long double err = std::abs(to_ref(x) - exact);
-    const long double bound = rounding_bound<H>(std::abs(exact)) + acc_bound * scale;
-    const long double ratio = bound > 0 ? err / bound : (err > 0 ? INFINITY : 0);
-    worst_ratio = std::fmax(worst_ratio, std::isnan(ratio) ? INFINITY : ratio);
-    if (!(err <= bound)) {
-      if (over++ == 0) {
-        std::ostringstream s;
-        s << what << "[" << i << "] = (" << to_ref(x).real() << ", " << to_ref(x).imag() << ") against ("
-          << exact.real() << ", " << exact.imag() << "), error " << double(err) << " > bound " << double(bound);
-        first_over = s.str();
-      }
-    }
-  };
+  bound_check<H> check(acc_bound);
   for (std::int64_t n = 0; n < l.batch; ++n) {
     for (std::int64_t t = 0; t < l.length; ++t) {
       for (std::int64_t c = 0; c < l.channels; ++c) {
@@ -275,10 +290,10 @@ void expect_typed_matches(const typed_problem<A, B, H>& p, const typed_result<H>
     }
   }
   for (std::size_t s = 0; s < ref.h_final.size(); ++s) check(out.h_final[s], ref.h_final[s], ref.final_scale[s], "h_final", s);
-  EXPECT_EQ(unwritten, 0) << "outputs never written; " << p.describe();
-  EXPECT_EQ(over, 0) << "outputs outside rounding-once + accumulator bound; first: " << first_over << "; "
-                     << p.describe();
-  EXPECT_LE(worst_ratio, 1.0L) << p.describe();
+  EXPECT_EQ(check.unwritten, 0) << "outputs never written; " << p.describe();
+  EXPECT_EQ(check.over, 0) << "outputs outside rounding-once + accumulator bound; first: " << check.first_over << "; "
+                           << p.describe();
+  EXPECT_LE(check.worst_ratio, 1.0L) << p.describe();
 }
 
 template <typename Base, strategy S>
