@@ -7,6 +7,7 @@
 #include <linrec/tile_status.cuh>
 
 #include <cstddef>
+#include <cstring>
 #include <cstdint>
 #include <type_traits>
 
@@ -24,6 +25,35 @@ __device__ __forceinline__ T load_bypassing_l1(const T* p) {
     return T(v.x, v.y);
   } else {
     return __ldcg(p);
+  }
+}
+
+/// `Count` consecutive affine maps at a 16-byte aligned p, loaded past L1 as 16-byte vectors:
+/// a look-back issues all of a predecessor's values at once instead of two loads a map.
+template <int Count, typename T>
+__device__ __forceinline__ void load_maps_bypassing_l1(const affine<T>* p, affine<T> (&maps)[Count]) {
+  if constexpr (sizeof(maps) % 16 == 0) {
+    uint4 raw[sizeof(maps) / 16];
+#pragma unroll
+    for (int i = 0; i < int(sizeof(maps) / 16); ++i) raw[i] = __ldcg(reinterpret_cast<const uint4*>(p) + i);
+    memcpy(static_cast<void*>(maps), raw, sizeof(maps));
+  } else {
+#pragma unroll
+    for (int i = 0; i < Count; ++i) maps[i] = {load_bypassing_l1(&p[i].a), load_bypassing_l1(&p[i].b)};
+  }
+}
+
+/// `Count` consecutive affine maps stored at a 16-byte aligned p as 16-byte vectors.
+template <int Count, typename T>
+__device__ __forceinline__ void store_maps(affine<T>* p, const affine<T> (&maps)[Count]) {
+  if constexpr (sizeof(maps) % 16 == 0) {
+    uint4 raw[sizeof(maps) / 16];
+    memcpy(raw, static_cast<const void*>(maps), sizeof(maps));
+#pragma unroll
+    for (int i = 0; i < int(sizeof(maps) / 16); ++i) reinterpret_cast<uint4*>(p)[i] = raw[i];
+  } else {
+#pragma unroll
+    for (int i = 0; i < Count; ++i) p[i] = maps[i];
   }
 }
 

@@ -52,6 +52,7 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
   constexpr int group = Lanes * width;
   constexpr int rows = Threads / Lanes;
   constexpr int window = 32;  // predecessors one look-back round inspects
+  constexpr int max_per_row = (window + rows - 1) / rows;  // predecessors a row loads in a round
   static_assert(Threads % 32 == 0 && 32 % Lanes == 0, "lanes must tile whole warps");
   const affine_scan_op op;
 
@@ -97,22 +98,25 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
 #pragma unroll
       for (int v = 0; v < width; ++v) {
         exclusive[v] = channel0 + v < p.channels ? p.seed(batch_index, channel0 + v) : V::identity();
-        if (last_row) own_inclusive[v] = op(exclusive[v], aggregate(v));
+      }
+      if (last_row) {
+        V inclusive[width];
+#pragma unroll
+        for (int v = 0; v < width; ++v) inclusive[v] = op(exclusive[v], aggregate(v));
+        store_maps(own_inclusive, inclusive);
       }
       __syncthreads();
       if (threadIdx.x == 0) status.publish_state(tile, tile_state::inclusive);
     } else {
-      if (last_row) {
-#pragma unroll
-        for (int v = 0; v < width; ++v) own_aggregates[v] = aggregate(v);
-      }
+      if (last_row) store_maps(own_aggregates, items[Steps - 1]);
       __syncthreads();
       if (threadIdx.x == 0) status.publish_state(tile, tile_state::aggregate);
 
       // Look-back: warp 0 inspects `window` earlier chunks of these channels per round and
-      // waits only for those up to the nearest inclusive prefix; the last row combines their
-      // values for its channels.
-      V carry[width];
+      // waits only for those up to the nearest inclusive prefix. Then every row loads a run of
+      // those predecessors' values at once (one L2 round trip for the round, not one per
+      // predecessor) and combines it; the last row combines the rows' results.
+      V carry[width];  // the last row's: op over the rounds so far
       bool have_carry = false;
       for (std::int64_t back = 0;; back += window) {
         if (threadIdx.x < 32) {
@@ -139,43 +143,56 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
         __syncthreads();
         const int count = shared.window_count;
         const bool found = shared.window_has_inclusive;
-        if (last_row) {
-          // Independent loads, combined nearest first: an earlier chunk is the left operand.
-          constexpr int batch_loads = 2;
-          for (int j0 = 0; j0 < count; j0 += batch_loads) {
-            V loaded[batch_loads][width];
+        // Row r takes predecessors [r * per_row, (r + 1) * per_row), nearest first.
+        const int per_row = (count + rows - 1) / rows;
+        const int first = row * per_row;
+        const int last = min(count, first + per_row);
+        if (first < last) {
+          V loaded[max_per_row][width];
 #pragma unroll
-            for (int k = 0; k < batch_loads; ++k) {
-              const int j = j0 + k;
-              if (j < count) {
-                const tile_state kind = found && j == count - 1 ? tile_state::inclusive : tile_state::aggregate;
-                const V* values = status.values(tile - (back + j + 1) * tiling.groups, kind) + lane * width;
-#pragma unroll
-                for (int v = 0; v < width; ++v) loaded[k][v] = {load_bypassing_l1(&values[v].a), load_bypassing_l1(&values[v].b)};
-              }
-            }
-#pragma unroll
-            for (int k = 0; k < batch_loads; ++k) {
-              if (j0 + k < count) {
-#pragma unroll
-                for (int v = 0; v < width; ++v) {
-                  carry[v] = have_carry ? op(loaded[k][v], carry[v]) : loaded[k][v];
-                }
-                have_carry = true;
-              }
+          for (int k = 0; k < max_per_row; ++k) {
+            const int j = first + k;
+            if (j < last) {
+              const tile_state kind = found && j == count - 1 ? tile_state::inclusive : tile_state::aggregate;
+              load_maps_bypassing_l1(status.values(tile - (back + j + 1) * tiling.groups, kind) + lane * width, loaded[k]);
             }
           }
+          V row_total[width];  // an earlier chunk is the left operand
+#pragma unroll
+          for (int v = 0; v < width; ++v) row_total[v] = loaded[0][v];
+#pragma unroll
+          for (int k = 1; k < max_per_row; ++k) {
+            if (first + k < last) {
+#pragma unroll
+              for (int v = 0; v < width; ++v) row_total[v] = op(loaded[k][v], row_total[v]);
+            }
+          }
+#pragma unroll
+          for (int v = 0; v < width; ++v) shared_scan.row_aggregates[row][lane * width + v] = row_total[v];
         }
-        __syncthreads();  // everyone has read this round's count before the next round writes it
+        __syncthreads();
+        if (last_row) {
+          const int used_rows = (count + per_row - 1) / per_row;
+          for (int r = 0; r < used_rows; ++r) {
+#pragma unroll
+            for (int v = 0; v < width; ++v) {
+              const V& further = shared_scan.row_aggregates[r][lane * width + v];
+              carry[v] = have_carry ? op(further, carry[v]) : further;
+            }
+            have_carry = true;
+          }
+        }
+        __syncthreads();  // everyone has read this round's count and rows before the next writes them
         if (found) break;
       }
       if (last_row) {
+        V inclusive[width];
 #pragma unroll
         for (int v = 0; v < width; ++v) {
-          const V seeded = carry[v];
-          own_inclusive[v] = op(seeded, aggregate(v));
-          shared_tile_prefix[lane * width + v] = seeded;
+          inclusive[v] = op(carry[v], aggregate(v));
+          shared_tile_prefix[lane * width + v] = carry[v];
         }
+        store_maps(own_inclusive, inclusive);
       }
       __syncthreads();
       if (threadIdx.x == 0) status.publish_state(tile, tile_state::inclusive);
