@@ -132,6 +132,21 @@ struct channel_adjoint_problem {
   template <int Steps>
   __device__ __forceinline__ void load(std::int64_t batch_index, std::int64_t t0, std::int64_t channel0, bool vector,
                                        affine<Acc> (&items)[Steps][width]) const {
+    if (vector && t0 > 0 && t0 + Steps <= length) {
+      // Every step in time and past the first, vectors throughout: all loads issued before any
+      // is used (as in channel_problem::load).
+      Acc va[Steps][width], vg[Steps][width];
+#pragma unroll
+      for (int s = 0; s < Steps; ++s) load_run(a + sa.offset(batch_index, t0 + s - 1, channel0), va[s]);
+#pragma unroll
+      for (int s = 0; s < Steps; ++s) load_run(g + sh.offset(batch_index, t0 + s, channel0), vg[s]);
+#pragma unroll
+      for (int s = 0; s < Steps; ++s) {
+#pragma unroll
+        for (int v = 0; v < width; ++v) items[s][v] = {conjugate(va[s][v]), vg[s][v]};
+      }
+      return;
+    }
     Acc va[width], vg[width];
 #pragma unroll
     for (int s = 0; s < Steps; ++s) {
@@ -151,6 +166,24 @@ struct channel_adjoint_problem {
   template <int Steps>
   __device__ __forceinline__ void store(std::int64_t batch_index, std::int64_t t0, std::int64_t channel0, bool vector,
                                         const affine<Acc> (&items)[Steps][width]) const {
+    if (vector && t0 + Steps < length) {
+      // Every step and its successor in time, vectors throughout: the h loads first, together.
+      Acc before[Steps][width];
+#pragma unroll
+      for (int s = 0; s < Steps; ++s) load_run(h + sh.offset(batch_index, t0 + s + 1, channel0), before[s]);
+#pragma unroll
+      for (int s = 0; s < Steps; ++s) {
+        Acc delta[width], grad[width];
+#pragma unroll
+        for (int v = 0; v < width; ++v) {
+          delta[v] = items[s][v].b;
+          grad[v] = multiply(delta[v], conjugate(before[s][v]));
+        }
+        store_run(db + sb.offset(batch_index, t0 + s, channel0), delta);
+        store_run(da + sa.offset(batch_index, t0 + s, channel0), grad);
+      }
+      return;
+    }
 #pragma unroll
     for (int s = 0; s < Steps; ++s) {
       const std::int64_t t = t0 + s;

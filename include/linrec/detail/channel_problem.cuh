@@ -71,6 +71,21 @@ struct channel_problem {
   template <int Steps>
   __device__ __forceinline__ void load(std::int64_t batch_index, std::int64_t t0, std::int64_t channel0, bool vector,
                                        affine<Acc> (&items)[Steps][width]) const {
+    if (vector && t0 + Steps <= length) {
+      // Every step in time and vectors throughout: all loads issued before any is used, with no
+      // branch between them whose merge could wait on one.
+      Acc va[Steps][width], vb[Steps][width];
+#pragma unroll
+      for (int s = 0; s < Steps; ++s) load_run(a + sa.offset(batch_index, t0 + s, channel0), va[s]);
+#pragma unroll
+      for (int s = 0; s < Steps; ++s) load_run(b + sb.offset(batch_index, t0 + s, channel0), vb[s]);
+#pragma unroll
+      for (int s = 0; s < Steps; ++s) {
+#pragma unroll
+        for (int v = 0; v < width; ++v) items[s][v] = {va[s][v], vb[s][v]};
+      }
+      return;
+    }
     Acc va[width], vb[width];
 #pragma unroll
     for (int s = 0; s < Steps; ++s) {
@@ -87,6 +102,16 @@ struct channel_problem {
   template <int Steps>
   __device__ __forceinline__ void store(std::int64_t batch_index, std::int64_t t0, std::int64_t channel0, bool vector,
                                         const affine<Acc> (&items)[Steps][width]) const {
+    if (vector && t0 + Steps <= length) {
+#pragma unroll
+      for (int s = 0; s < Steps; ++s) {
+        Acc out[width];
+#pragma unroll
+        for (int v = 0; v < width; ++v) out[v] = items[s][v].b;
+        store_run(h + sh.offset(batch_index, t0 + s, channel0), out);
+      }
+      return;
+    }
 #pragma unroll
     for (int s = 0; s < Steps; ++s) {
       const std::int64_t t = t0 + s;
