@@ -166,10 +166,12 @@ void bench_backward(benchmark::State& state, tensor_layout l, const std::string&
 }
 
 // Tuning candidates for the channel tiles.
-template <linrec::strategy S, int MinBlocks, int Steps = 4, int WalkThreads = 64>
+template <linrec::strategy S, int MinBlocks, int Steps = 4, int WalkThreads = 64, int MaxLanes = 32, int Threads = 256>
 struct channel_tuning : linrec::default_policy<float> {
   static constexpr linrec::strategy forced = S;
   static constexpr int channel_min_blocks = MinBlocks;
+  static constexpr int channel_max_lanes = MaxLanes;
+  static constexpr int channel_threads = Threads;
   static constexpr int channel_steps = Steps;
   static constexpr int channel_walk_steps = Steps;
   static constexpr int channel_walk_threads = WalkThreads;
@@ -207,6 +209,14 @@ void register_all() {
       add("linrec_backward", [=](benchmark::State& st) { bench_backward(st, l, dims); });
     }
     add("tune_tiles_mb3", [=](benchmark::State& st) { bench_linrec<channel_tuning<strategy::channel_tiles, 3>>(st, l, dims); });
+    if (s.batch * s.channels < 256 * 32) {  // the shapes that take channel_tiles
+      add("tune_tiles_s8_lanes16", [=](benchmark::State& st) { bench_linrec<channel_tuning<strategy::channel_tiles, 2, 8, 64, 16>>(st, l, dims); });
+      add("tune_tiles_s8_lanes32", [=](benchmark::State& st) { bench_linrec<channel_tuning<strategy::channel_tiles, 2, 8, 64, 32>>(st, l, dims); });
+      add("tune_tiles_512x8_lanes8_mb1", [=](benchmark::State& st) { bench_linrec<channel_tuning<strategy::channel_tiles, 1, 8, 64, 8, 512>>(st, l, dims); });
+      add("tune_tiles_s16_lanes8_mb1", [=](benchmark::State& st) { bench_linrec<channel_tuning<strategy::channel_tiles, 1, 16, 64, 8>>(st, l, dims); });
+      add("tune_tiles_s4_lanes8_mb3", [=](benchmark::State& st) { bench_linrec<channel_tuning<strategy::channel_tiles, 3, 4, 64, 8>>(st, l, dims); });
+      add("tune_tiles_s8_lanes8", [=](benchmark::State& st) { bench_linrec<channel_tuning<strategy::channel_tiles, 2, 8, 64, 8>>(st, l, dims); });
+    }
     if (s.batch * s.channels >= 256 * 32) {  // enough groups for a block each to walk
       add("tune_walk_128x4", [=](benchmark::State& st) { bench_linrec<channel_tuning<strategy::channel_walk, 2, 4, 128>>(st, l, dims); });
       add("tune_walk_32x4", [=](benchmark::State& st) { bench_linrec<channel_tuning<strategy::channel_walk, 2, 4, 32>>(st, l, dims); });

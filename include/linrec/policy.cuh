@@ -121,6 +121,10 @@ struct default_policy {
   static constexpr int channel_steps = std::max(1, channel_walk_steps / 2);
   /// channel_tiles: the blocks per SM the kernel is compiled to fit (registers).
   static constexpr int channel_min_blocks = 2;
+  /// channel_tiles: lanes across channels are the fewest of 8, 16 and 32 that cover the channels,
+  /// but at most this many (8, 16 or 32). Fewer lanes make a tile narrower and taller in time, so
+  /// each look-back reads fewer channels' carries from fewer chunks in flight.
+  static constexpr int channel_max_lanes = 32;
 
   /// Overrides the automatic choice when not `strategy::automatic`. A row strategy applies to row
   /// layouts and to tensor layouts that reduce to rows; `channel_tiles` and `channel_walk` apply to

@@ -50,7 +50,7 @@ class tensor_layouts_test : public gpu_test {
   // Time steps per channel tile for `channels` channels.
   static std::int64_t tile_steps(std::int64_t channels) {
     using P = linrec::default_policy<T>;
-    return std::int64_t(P::channel_threads / linrec::detail::channel_lanes<linrec::detail::vector_width<T>>(channels)) * P::channel_steps;
+    return std::int64_t(P::channel_threads / linrec::detail::channel_lanes<linrec::detail::vector_width<T>, P::channel_max_lanes>(channels)) * P::channel_steps;
   }
 };
 
@@ -159,6 +159,8 @@ TYPED_TEST(tensor_layouts_test, forced_channel_tiles_on_time_contiguous_data) {
 TYPED_TEST(tensor_layouts_test, long_time_few_channels_and_many_tiles) {
   this->check(tensor_layout::batch_time_channels(1, (1 << 17) + 7, 64), a_dist::half_to_one, true);
   this->check(tensor_layout::time_batch_channels(4, 3000, 500), a_dist::long_memory, true);
+  // The benchmark's [1, T, 1024] family: few groups, each looking back over many chunks at once.
+  this->check(tensor_layout::batch_time_channels(1, 20011, 1000), a_dist::minus_one_to_one, false);
 }
 
 // Two chunks of time, each run on its own, chained through h_final (the earlier chunk first going

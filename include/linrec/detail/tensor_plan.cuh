@@ -11,6 +11,7 @@
 #include <linrec/tensor_layout.cuh>
 
 #include <cstddef>
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 
@@ -52,11 +53,11 @@ struct tensor_plan {
 };
 
 /// Lanes across channels: the fewest of 8, 16 or 32 that cover the channels at `Width` a lane,
-/// so few channels do not leave most lanes idle.
-template <int Width>
+/// so few channels do not leave most lanes idle, and at most MaxLanes.
+template <int Width, int MaxLanes = 32>
 constexpr int channel_lanes(std::int64_t channels) noexcept {
   constexpr std::int64_t width = Width;
-  return channels <= 8 * width ? 8 : channels <= 16 * width ? 16 : 32;
+  return std::min(MaxLanes, channels <= 8 * width ? 8 : channels <= 16 * width ? 16 : 32);
 }
 
 // Acc: the accumulator (it sizes the tile status); Width: channels a thread owns.
@@ -79,7 +80,7 @@ constexpr tensor_plan make_tensor_plan(const tensor_layout& l) noexcept {
   const bool walk = Policy::forced == strategy::channel_walk ||
                     (Policy::forced != strategy::channel_tiles && walk_groups >= Policy::channel_walk_min_groups);
   p.chosen = walk ? strategy::channel_walk : strategy::channel_tiles;
-  p.lanes = walk ? Policy::channel_walk_lanes : channel_lanes<Width>(l.channels);
+  p.lanes = walk ? Policy::channel_walk_lanes : channel_lanes<Width, Policy::channel_max_lanes>(l.channels);
   const int threads = walk ? Policy::channel_walk_threads : Policy::channel_threads;
   const std::int64_t group = std::int64_t(p.lanes) * width;
   const std::int64_t steps = std::int64_t(threads / p.lanes) * (walk ? Policy::channel_walk_steps : Policy::channel_steps);

@@ -43,11 +43,15 @@ status launch_channel_tiles_with(const tensor_plan& pl, void* temp, const Proble
 
 template <typename Policy, typename Problem>
 status launch_channel_tiles(const tensor_plan& pl, void* temp, const Problem& p, cudaStream_t stream) {
-  switch (pl.lanes) {
-    case 8: return launch_channel_tiles_with<Policy, 8>(pl, temp, p, stream);
-    case 16: return launch_channel_tiles_with<Policy, 16>(pl, temp, p, stream);
-    default: return launch_channel_tiles_with<Policy, 32>(pl, temp, p, stream);
+  static_assert(Policy::channel_max_lanes == 8 || Policy::channel_max_lanes == 16 || Policy::channel_max_lanes == 32,
+                "channel_max_lanes must be 8, 16 or 32");
+  if constexpr (Policy::channel_max_lanes >= 32) {
+    if (pl.lanes == 32) return launch_channel_tiles_with<Policy, 32>(pl, temp, p, stream);
   }
+  if constexpr (Policy::channel_max_lanes >= 16) {
+    if (pl.lanes == 16) return launch_channel_tiles_with<Policy, 16>(pl, temp, p, stream);
+  }
+  return launch_channel_tiles_with<Policy, 8>(pl, temp, p, stream);
 }
 
 template <typename Policy, typename Problem>
