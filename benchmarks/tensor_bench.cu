@@ -208,14 +208,13 @@ void register_all() {
     if ((s.batch == 1 && s.length == 65536 && s.channels == 1024) || (s.batch == 8 && s.length == 4096)) {
       add("linrec_backward", [=](benchmark::State& st) { bench_backward(st, l, dims); });
     }
-    add("tune_tiles_mb3", [=](benchmark::State& st) { bench_linrec<channel_tuning<strategy::channel_tiles, 3>>(st, l, dims); });
-    if (s.batch * s.channels < 256 * 32) {  // the shapes that take channel_tiles
+    if (s.batch * s.channels < 256 * 32) {  // the shapes that take channel_tiles (default: 8 lanes x 16 steps, 1 block per SM)
+      add("tune_tiles_s4_lanes32", [=](benchmark::State& st) { bench_linrec<channel_tuning<strategy::channel_tiles, 2, 4, 64, 32>>(st, l, dims); });
       add("tune_tiles_s8_lanes16", [=](benchmark::State& st) { bench_linrec<channel_tuning<strategy::channel_tiles, 2, 8, 64, 16>>(st, l, dims); });
       add("tune_tiles_s8_lanes32", [=](benchmark::State& st) { bench_linrec<channel_tuning<strategy::channel_tiles, 2, 8, 64, 32>>(st, l, dims); });
       add("tune_tiles_512x8_lanes8_mb1", [=](benchmark::State& st) { bench_linrec<channel_tuning<strategy::channel_tiles, 1, 8, 64, 8, 512>>(st, l, dims); });
-      add("tune_tiles_s16_lanes8_mb1", [=](benchmark::State& st) { bench_linrec<channel_tuning<strategy::channel_tiles, 1, 16, 64, 8>>(st, l, dims); });
-      add("tune_tiles_s4_lanes8_mb3", [=](benchmark::State& st) { bench_linrec<channel_tuning<strategy::channel_tiles, 3, 4, 64, 8>>(st, l, dims); });
       add("tune_tiles_s8_lanes8", [=](benchmark::State& st) { bench_linrec<channel_tuning<strategy::channel_tiles, 2, 8, 64, 8>>(st, l, dims); });
+      add("tune_tiles_s4_lanes8_mb3", [=](benchmark::State& st) { bench_linrec<channel_tuning<strategy::channel_tiles, 3, 4, 64, 8>>(st, l, dims); });
     }
     if (s.batch * s.channels >= 256 * 32) {  // enough groups for a block each to walk
       add("tune_walk_128x4", [=](benchmark::State& st) { bench_linrec<channel_tuning<strategy::channel_walk, 2, 4, 128>>(st, l, dims); });
