@@ -74,13 +74,13 @@ double difference(const S& x, const S& y) {
   }
 }
 
-template <typename S>
+template <typename S, typename Policy = linrec::auto_policy>
 void bench_typed(benchmark::State& state, tensor_layout l) {
   const std::int64_t n = l.elements();
   const std::size_t moved = 3 * sizeof(S) * std::size_t(n);
   const double roofline_ms = copy_ms(moved);
   std::size_t temp_bytes = 0;
-  if (!linrec::linear_recurrence<S>(nullptr, temp_bytes, nullptr, nullptr, nullptr, l)) {
+  if (!linrec::linear_recurrence<S, Policy>(nullptr, temp_bytes, nullptr, nullptr, nullptr, l)) {
     state.SkipWithError("size query failed");
     return;
   }
@@ -99,7 +99,7 @@ void bench_typed(benchmark::State& state, tensor_layout l) {
   linrec::status status;
   const auto call = [&](int c) {
     std::size_t bytes = temp_bytes;
-    status = linrec::linear_recurrence<S>(temp, bytes, a[c], b[c], h[c], l, nullptr, nullptr, bench_stream());
+    status = linrec::linear_recurrence<S, Policy>(temp, bytes, a[c], b[c], h[c], l, nullptr, nullptr, bench_stream());
   };
   call(0);
   CHECK(cudaStreamSynchronize(bench_stream()));
@@ -149,6 +149,14 @@ void bench_typed(benchmark::State& state, tensor_layout l) {
   cudaFree(temp);
 }
 
+// Tuning: bf16 channel tiles as they were before the default went to 8 lanes of 8 steps and one
+// block per SM (32 lanes of 2 steps, 2 blocks per SM).
+struct bf16_short_tiles : linrec::default_policy<__nv_bfloat16> {
+  static constexpr int channel_steps = 2;
+  static constexpr int channel_max_lanes = 32;
+  static constexpr int channel_min_blocks = 2;
+};
+
 void register_all() {
   struct shape {
     const char* name;
@@ -171,6 +179,9 @@ void register_all() {
     add("fp16", [=](benchmark::State& st) { bench_typed<__half>(st, l); });
     add("fp32", [=](benchmark::State& st) { bench_typed<float>(st, l); });
     add("complex64", [=](benchmark::State& st) { bench_typed<cfloat>(st, l); });
+    if (linrec::chosen_strategy<__nv_bfloat16>(l) == linrec::strategy::channel_tiles) {
+      add("tune_bf16_short_tiles", [=](benchmark::State& st) { bench_typed<__nv_bfloat16, bf16_short_tiles>(st, l); });
+    }
   }
 }
 
