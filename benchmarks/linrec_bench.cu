@@ -1,5 +1,6 @@
 // linrec_bench — linear_recurrence on time-contiguous rows, against the device-to-device copy
-// roofline and CUB's DeviceScan with the same affine operator, all measured in this one run.
+// roofline, CUB's DeviceScan with the same affine operator, and CUB's InclusiveSum on floats as
+// the plain scan's reference, all measured in this one run.
 //
 // Timing: CUDA events around batches of back-to-back calls on one stream, after warm-up; inputs
 // rotate among enough copies to keep the working set above 2× the L2, so no call reads a cache
@@ -121,6 +122,43 @@ void bench_cub_affine(benchmark::State& state, std::int64_t length) {
     return;
   }
   run_timed(state, call, sets);
+}
+
+// CUB's InclusiveSum over the b floats of one row: the plain scan's speed on this GPU, 8 B per
+// element (b read, h written), against a copy of those 8 B per element. Checked first against a
+// float64 prefix sum, relative to the running sum of |b| (a summation's error bound scales with it).
+void bench_cub_sum(benchmark::State& state, std::int64_t length) {
+  std::size_t bytes = 0;
+  CHECK(cub::DeviceScan::InclusiveSum(nullptr, bytes, (const float*)nullptr, (float*)nullptr, length, bench_stream()));
+  data_sets sets(length, bytes);
+  const auto call = [&](int c) {
+    std::size_t temp_bytes = sets.temp_bytes;
+    CHECK(cub::DeviceScan::InclusiveSum(sets.temp, temp_bytes, sets.b[c], sets.h[c], length, bench_stream()));
+  };
+  call(0);
+  CHECK(cudaStreamSynchronize(bench_stream()));
+  {
+    std::vector<float> b(static_cast<std::size_t>(length)), h(static_cast<std::size_t>(length));
+    CHECK(cudaMemcpy(b.data(), sets.b[0], b.size() * 4, cudaMemcpyDeviceToHost));
+    CHECK(cudaMemcpy(h.data(), sets.h[0], h.size() * 4, cudaMemcpyDeviceToHost));
+    double sum = 0, magnitude = 0, worst = 0;
+    for (std::size_t i = 0; i < b.size(); ++i) {
+      sum += b[i];
+      magnitude += std::fabs(b[i]);
+      const double e = std::fabs(double(h[i]) - sum) / magnitude;
+      worst = std::isnan(e) ? INFINITY : std::max(worst, e);
+    }
+    if (!(worst < 1e-5)) {
+      state.SkipWithError("CUB sum wrong");
+      return;
+    }
+  }
+  run_timed(state, call, sets);
+  const double med_ms = state.counters["median_us"] / 1e3;
+  const double copy = copy_ms(8 * std::size_t(length));
+  state.counters["GBps"] = 8.0 * double(length) / (med_ms * 1e-3) / 1e9;
+  state.counters["copy_GBps"] = 8.0 * double(length) / (copy * 1e-3) / 1e9;
+  state.counters["copy_fraction"] = copy / med_ms;
 }
 
 // The backward pass bytes: a, h and g read, da and db written.
@@ -288,6 +326,7 @@ void register_all() {
     }
     if (s.rows == 1) {
       add(name("cub_affine_scan", s), [=](benchmark::State& st) { bench_cub_affine(st, s.length); });
+      add(name("cub_inclusive_sum", s), [=](benchmark::State& st) { bench_cub_sum(st, s.length); });
     }
     if (s.rows < 1024 || s.length == 4096) {
       add(name("tune_unstaged_direct_256x16", s), [=](benchmark::State& st) { bench_linrec<direct_lookback_tiles<256, 16>>(st, layout); });

@@ -1,6 +1,7 @@
 // tensor_bench — linear_recurrence on channel-last tensors ([batch, time, channels] and
-// [time, batch, channels], fp32), against the copy roofline and a one-thread-per-channel
-// sequential loop, all measured in this one run (timing as in linrec_bench: bench_support.cuh).
+// [time, batch, channels], fp32), against the copy roofline, a one-thread-per-channel sequential
+// loop and a three-pass reduce-then-scan, all measured in this one run (timing as in
+// linrec_bench: bench_support.cuh).
 //
 // Counters besides bench_support's: `floor_ratio`, the time over max(bytes / copy bandwidth,
 // 6 us) (issue 3 asks for <= 1.15: flat while the GPU is not full, then at bandwidth), and
@@ -11,6 +12,7 @@
 #include <benchmark/benchmark.h>
 #include <linrec/linrec.cuh>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <map>
@@ -70,6 +72,23 @@ float max_difference(const float* x, const float* y, std::int64_t n) {
   return worst;
 }
 
+// Whether copy 0's output matches the sequential loop on the same inputs; skips the benchmark with
+// the difference when not.
+bool matches_sequential(benchmark::State& state, const data_sets& sets, const tensor_layout& l) {
+  const std::int64_t n = l.elements();
+  float* expected = nullptr;
+  CHECK(cudaMalloc(&expected, std::size_t(n) * 4));
+  launch_sequential(sets.a[0], sets.b[0], expected, l);
+  CHECK(cudaStreamSynchronize(bench_stream()));
+  const float diff = max_difference(sets.h[0], expected, n);
+  CHECK(cudaFree(expected));
+  if (!(diff < 1e-4f)) {
+    state.SkipWithError(("differs from the sequential loop by " + std::to_string(diff)).c_str());
+    return false;
+  }
+  return true;
+}
+
 void add_counters(benchmark::State& state, std::int64_t elements, const std::string& shape) {
   const double med_ms = state.counters["median_us"] / 1e3;
   const double floor_ms = std::max(copy_roofline_ms(elements), 6e-3);
@@ -86,6 +105,86 @@ void bench_sequential(benchmark::State& state, tensor_layout l, const std::strin
   const auto call = [&](int c) { launch_sequential(sets.a[c], sets.b[c], sets.h[c], l); };
   run_timed(state, call, sets);
   sequential_ms()[shape] = state.counters["median_us"] / 1e3;
+  add_counters(state, n, shape);
+}
+
+// The reduce-then-scan users port from Martin & Cundy (2018): pass 1 reduces each chunk of each
+// (batch, channel) sequence to its affine map, pass 2 scans those maps along the chunks of each
+// sequence, pass 3 rescans every chunk from its carry. One thread per (chunk, sequence), sequences
+// fastest so a warp's loads of one step are contiguous channels; a and b are read twice (20 B per
+// element against linrec's 12).
+struct three_pass_chunks {
+  std::int64_t chunks, length;  // chunks per sequence, steps per chunk
+};
+
+three_pass_chunks three_pass_chunking(const tensor_layout& l) {
+  const std::int64_t sequences = std::max<std::int64_t>(1, l.batch * l.channels);
+  const std::int64_t threads = 132 * 2048;  // every SM full
+  const std::int64_t wanted = std::clamp<std::int64_t>((threads + sequences - 1) / sequences, 1, std::max<std::int64_t>(1, l.length));
+  const std::int64_t length = (l.length + wanted - 1) / wanted;
+  return {(l.length + length - 1) / length, length};
+}
+
+// Passes 1 and 3, one thread per (chunk, sequence). Pass 1 (Rescan false) writes the chunk's
+// map (product of a, state from 0); pass 3 runs the chunk from the carry pass 2 left in maps[].y
+// and writes h.
+template <bool Rescan>
+__global__ void three_pass_chunk(const float* a, const float* b, float* h, float2* maps, tensor_layout l,
+                                 three_pass_chunks k) {
+  const std::int64_t sequences = l.batch * l.channels;
+  for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < sequences * k.chunks;
+       i += std::int64_t(gridDim.x) * blockDim.x) {
+    const std::int64_t chunk = i / sequences, s = i - chunk * sequences;
+    const std::int64_t bi = s / l.channels, c = s - bi * l.channels;
+    const std::int64_t t1 = min(l.length, (chunk + 1) * k.length);
+    float product = 1, state = Rescan ? maps[i].y : 0.0f;
+#pragma unroll 8
+    for (std::int64_t t = chunk * k.length; t < t1; ++t) {
+      const float at = a[l.a.offset(bi, t, c)];
+      state = fmaf(at, state, b[l.b.offset(bi, t, c)]);
+      if constexpr (Rescan) {
+        h[l.h.offset(bi, t, c)] = state;
+      } else {
+        product *= at;
+      }
+    }
+    if constexpr (!Rescan) maps[i] = {product, state};
+  }
+}
+
+// Replaces each chunk's map by the state before the chunk (in .y).
+__global__ void three_pass_carries(float2* maps, tensor_layout l, three_pass_chunks k) {
+  const std::int64_t sequences = l.batch * l.channels;
+  for (std::int64_t s = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; s < sequences;
+       s += std::int64_t(gridDim.x) * blockDim.x) {
+    float state = 0;
+    for (std::int64_t chunk = 0; chunk < k.chunks; ++chunk) {
+      const float2 m = maps[chunk * sequences + s];
+      maps[chunk * sequences + s].y = state;
+      state = fmaf(m.x, state, m.y);
+    }
+  }
+}
+
+void bench_three_pass(benchmark::State& state, tensor_layout l, const std::string& shape) {
+  const std::int64_t n = l.elements();
+  const three_pass_chunks k = three_pass_chunking(l);
+  const std::int64_t maps = l.batch * l.channels * k.chunks;
+  copy_roofline_ms(n);
+  data_sets sets(n, std::size_t(maps) * sizeof(float2));
+  float2* scratch = static_cast<float2*>(sets.temp);
+  const unsigned blocks = unsigned(std::min<std::int64_t>((maps + 255) / 256, 1 << 20));
+  const unsigned sequence_blocks = unsigned((l.batch * l.channels + 255) / 256);
+  const auto call = [&](int c) {
+    three_pass_chunk<false><<<blocks, 256, 0, bench_stream()>>>(sets.a[c], sets.b[c], nullptr, scratch, l, k);
+    three_pass_carries<<<sequence_blocks, 256, 0, bench_stream()>>>(scratch, l, k);
+    three_pass_chunk<true><<<blocks, 256, 0, bench_stream()>>>(sets.a[c], sets.b[c], sets.h[c], scratch, l, k);
+  };
+  call(0);
+  CHECK(cudaGetLastError());
+  CHECK(cudaStreamSynchronize(bench_stream()));
+  if (!matches_sequential(state, sets, l)) return;
+  run_timed(state, call, sets);
   add_counters(state, n, shape);
 }
 
@@ -111,17 +210,7 @@ void bench_linrec(benchmark::State& state, tensor_layout l, const std::string& s
     state.SkipWithError(status.message());
     return;
   }
-  // Against the sequential loop on the same inputs.
-  float* expected = nullptr;
-  CHECK(cudaMalloc(&expected, std::size_t(n) * 4));
-  launch_sequential(sets.a[0], sets.b[0], expected, l);
-  CHECK(cudaStreamSynchronize(bench_stream()));
-  const float diff = max_difference(sets.h[0], expected, n);
-  CHECK(cudaFree(expected));
-  if (!(diff < 1e-4f)) {
-    state.SkipWithError(("differs from the sequential loop by " + std::to_string(diff)).c_str());
-    return;
-  }
+  if (!matches_sequential(state, sets, l)) return;
   run_timed(state, call, sets);
   add_counters(state, n, shape);
 }
@@ -203,6 +292,7 @@ void register_all() {
     const auto add = [&](const std::string& name, auto fn) {
       benchmark::RegisterBenchmark((name + "/" + dims).c_str(), fn)->UseManualTime()->Unit(benchmark::kMicrosecond)->Iterations(30);
     };
+    add("three_pass", [=](benchmark::State& st) { bench_three_pass(st, l, dims); });
     add("linrec", [=](benchmark::State& st) { bench_linrec<linrec::default_policy<float>>(st, l, dims); });
     add("linrec_reverse", [=](benchmark::State& st) { bench_linrec<linrec::default_policy<float>>(st, l.reversed(), dims); });
     if ((s.batch == 1 && s.length == 65536 && s.channels == 1024) || (s.batch == 8 && s.length == 4096)) {
