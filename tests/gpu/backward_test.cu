@@ -9,7 +9,9 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <random>
+#include <type_traits>
 #include <vector>
 
 namespace {
@@ -81,11 +83,13 @@ gradients<R> reference_gradients(const backward_case<T>& c) {
 }
 
 enum class entry { tensor, rows };
+enum class launch { direct, graph };  // graph: captured on a stream of its own, then replayed once
 
 // Runs the backward pass with poisoned outputs and garbage temporary storage; `rows` calls the
 // row_layout overload (the layout must be one: channels 1, time contiguous, operands alike).
 template <typename T, typename Policy = linrec::default_policy<T>>
-gradients<T> run_backward(const backward_case<T>& c, entry api = entry::tensor, bool db_is_g = false) {
+gradients<T> run_backward(const backward_case<T>& c, entry api = entry::tensor, bool db_is_g = false,
+                          launch how = launch::direct) {
   const tensor_layout& l = c.forward.layout;
   const std::size_t finals = std::size_t(l.batch * l.channels);
   device_buffer<T> inputs(c.forward.inputs.size()), h(c.h.size()), g(c.g.size()), da(std::size_t(span(l, l.a))),
@@ -104,23 +108,45 @@ gradients<T> run_backward(const backward_case<T>& c, entry api = entry::tensor, 
   const T* g_final_ptr = c.g_final.empty() ? nullptr : g_final.get();
   const row_layout rows{l.batch, l.length, l.a.batch, l.reverse};
   constexpr bool channel_policy = Policy::forced == strategy::channel_tiles || Policy::forced == strategy::channel_walk;
-  const auto call = [&](void* temp, std::size_t& bytes) {
+  const auto call = [&](void* temp, std::size_t& bytes, cudaStream_t stream) {
     if constexpr (!channel_policy) {
       if (api == entry::rows) {
         return linrec::linear_recurrence_backward<T, Policy>(temp, bytes, a, h.get(), g.get(), da.get(), db_ptr, rows,
-                                                             h0_ptr, g_final_ptr, dh0.get());
+                                                             h0_ptr, g_final_ptr, dh0.get(), stream);
       }
     }
     return linrec::linear_recurrence_backward<T, Policy>(temp, bytes, a, h.get(), g.get(), da.get(), db_ptr, l, h0_ptr,
-                                                         g_final_ptr, dh0.get());
+                                                         g_final_ptr, dh0.get(), stream);
   };
   std::size_t bytes = 0;
-  const linrec::status query = call(nullptr, bytes);
+  const linrec::status query = call(nullptr, bytes, nullptr);
   if (!query.ok()) throw std::runtime_error(std::string("size query failed: ") + query.message());
   device_buffer<unsigned char> temp(bytes);
   LINREC_CUDA_CHECK(cudaMemset(temp.get(), 0xab, bytes));
-  const linrec::status s = call(temp.get(), bytes);
-  if (!s.ok()) throw std::runtime_error(std::string("linear_recurrence_backward failed: ") + s.message());
+  if (how == launch::direct) {
+    const linrec::status s = call(temp.get(), bytes, nullptr);
+    if (!s.ok()) throw std::runtime_error(std::string("linear_recurrence_backward failed: ") + s.message());
+  } else {
+    // The uploads and fills above ran on the legacy stream, which a non-blocking stream does not
+    // wait for.
+    LINREC_CUDA_CHECK(cudaDeviceSynchronize());
+    cudaStream_t stream = nullptr;
+    LINREC_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    const std::unique_ptr<std::remove_pointer_t<cudaStream_t>, cudaError_t (*)(cudaStream_t)> stream_owner(stream, cudaStreamDestroy);
+    cudaGraph_t graph = nullptr;
+    LINREC_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+    const linrec::status s = call(temp.get(), bytes, stream);
+    const cudaError_t captured = cudaStreamEndCapture(stream, &graph);
+    if (!s.ok()) throw std::runtime_error(std::string("linear_recurrence_backward failed in capture: ") + s.message());
+    LINREC_CUDA_CHECK(captured);
+    cudaGraphExec_t exec = nullptr;
+    const cudaError_t instantiated = cudaGraphInstantiate(&exec, graph, 0);
+    cudaGraphDestroy(graph);
+    LINREC_CUDA_CHECK(instantiated);
+    const std::unique_ptr<std::remove_pointer_t<cudaGraphExec_t>, cudaError_t (*)(cudaGraphExec_t)> exec_owner(exec, cudaGraphExecDestroy);
+    LINREC_CUDA_CHECK(cudaGraphLaunch(exec, stream));
+    LINREC_CUDA_CHECK(cudaStreamSynchronize(stream));
+  }
   LINREC_CUDA_CHECK(cudaGetLastError());
   LINREC_CUDA_CHECK(cudaDeviceSynchronize());
   return {da.download(), db_is_g ? g.download() : db.download(), dh0.download()};
@@ -298,6 +324,18 @@ TEST_F(backward_fp64_test, gradients_match_finite_differences) {
 }
 
 // Only the final state has a gradient (g = 0 everywhere): δ is g_final carried back alone.
+// Captured into a CUDA graph and replayed: the look-back paths (tile status memset, persistent
+// grid) and a block-per-row path, rows and tensors.
+TYPED_TEST(backward_test, captured_in_a_cuda_graph) {
+  using T = TypeParam;
+  const auto rows_case = make_case<T>(TestFixture::rows(2, 30001, 30001));
+  expect_gradients_match(rows_case, run_backward<T, forced_policy<T, strategy::tiled_lookback>>(rows_case, entry::rows, false, launch::graph));
+  const auto many_rows = make_case<T>(TestFixture::rows(1100, 300, 300));
+  expect_gradients_match(many_rows, run_backward<T>(many_rows, entry::rows, false, launch::graph));
+  const auto tiles = make_case<T>(tensor_layout::batch_time_channels(1, 3001, 1000));
+  expect_gradients_match(tiles, run_backward<T>(tiles, entry::tensor, false, launch::graph));
+}
+
 TYPED_TEST(backward_test, g_final_only) {
   using T = TypeParam;
   for (const auto& l : {TestFixture::rows(4, 5000, 5000), tensor_layout::batch_time_channels(2, 300, 70)}) {
