@@ -2,11 +2,11 @@
 // operands whose channels (not time) are contiguous, e.g. [batch, time, channels].
 //
 // A tile is `Rows × Steps` time steps of one group of `Lanes × width` channels of one batch entry
-// (width = Problem::width: 16 bytes of the narrowest operand). Lanes run across channels, so every load and store of a time step is
-// one contiguous run; each thread scans `Steps` consecutive time steps of its `width` channels in
-// registers; the block combines its rows through shared memory; and the tile's carry-in, one
-// affine map per channel, comes from the same channels' earlier time chunks by decoupled
-// look-back. a and b are read once and h written once.
+// (width = Problem::width: 16 bytes of the narrowest operand). Lanes run across channels, so every
+// load and store of a time step is one contiguous run; each thread scans `Steps` consecutive time
+// steps of its `width` channels in registers; the block combines its rows through shared memory;
+// and the tile's carry-in, one affine map per channel, comes from the same channels' earlier time
+// chunks by decoupled look-back. a and b are read once and h written once.
 #pragma once
 
 #include <linrec/affine.cuh>
