@@ -7,54 +7,32 @@
 #include <linrec/tile_status.cuh>
 
 #include <cstddef>
-#include <cstring>
 #include <cstdint>
-#include <type_traits>
+#include <cstring>
 
 namespace linrec::detail {
 
-/// A global load that bypasses L1 (ld.global.cg), so it sees what other blocks published through
-/// L2; complex values are loaded as one vector of their two parts.
-template <typename T>
-__device__ __forceinline__ T load_bypassing_l1(const T* p) {
-  if constexpr (std::is_same_v<T, cuda::std::complex<float>>) {
-    const float2 v = __ldcg(reinterpret_cast<const float2*>(p));
-    return T(v.x, v.y);
-  } else if constexpr (std::is_same_v<T, cuda::std::complex<double>>) {
-    const double2 v = __ldcg(reinterpret_cast<const double2*>(p));
-    return T(v.x, v.y);
-  } else {
-    return __ldcg(p);
-  }
-}
-
-/// `Count` consecutive affine maps at a 16-byte aligned p, loaded past L1 as 16-byte vectors:
-/// a look-back issues all of a predecessor's values at once instead of two loads a map.
+/// `Count` consecutive affine maps at a 16-byte aligned p, loaded as 16-byte vectors that bypass
+/// L1 (ld.global.cg), so they see what other blocks published through L2: a look-back issues all
+/// of a predecessor's values at once. A thread's maps are whole 16-byte vectors for every
+/// accumulator (width × sizeof(affine<T>) is 32 bytes or more).
 template <int Count, typename T>
 __device__ __forceinline__ void load_maps_bypassing_l1(const affine<T>* p, affine<T> (&maps)[Count]) {
-  if constexpr (sizeof(maps) % 16 == 0) {
-    uint4 raw[sizeof(maps) / 16];
+  static_assert(sizeof(maps) % 16 == 0, "a thread's maps must be whole 16-byte vectors");
+  uint4 raw[sizeof(maps) / 16];
 #pragma unroll
-    for (int i = 0; i < int(sizeof(maps) / 16); ++i) raw[i] = __ldcg(reinterpret_cast<const uint4*>(p) + i);
-    memcpy(static_cast<void*>(maps), raw, sizeof(maps));
-  } else {
-#pragma unroll
-    for (int i = 0; i < Count; ++i) maps[i] = {load_bypassing_l1(&p[i].a), load_bypassing_l1(&p[i].b)};
-  }
+  for (int i = 0; i < int(sizeof(maps) / 16); ++i) raw[i] = __ldcg(reinterpret_cast<const uint4*>(p) + i);
+  memcpy(static_cast<void*>(maps), raw, sizeof(maps));
 }
 
 /// `Count` consecutive affine maps stored at a 16-byte aligned p as 16-byte vectors.
 template <int Count, typename T>
 __device__ __forceinline__ void store_maps(affine<T>* p, const affine<T> (&maps)[Count]) {
-  if constexpr (sizeof(maps) % 16 == 0) {
-    uint4 raw[sizeof(maps) / 16];
-    memcpy(raw, static_cast<const void*>(maps), sizeof(maps));
+  static_assert(sizeof(maps) % 16 == 0, "a thread's maps must be whole 16-byte vectors");
+  uint4 raw[sizeof(maps) / 16];
+  memcpy(raw, static_cast<const void*>(maps), sizeof(maps));
 #pragma unroll
-    for (int i = 0; i < int(sizeof(maps) / 16); ++i) reinterpret_cast<uint4*>(p)[i] = raw[i];
-  } else {
-#pragma unroll
-    for (int i = 0; i < Count; ++i) p[i] = maps[i];
-  }
+  for (int i = 0; i < int(sizeof(maps) / 16); ++i) reinterpret_cast<uint4*>(p)[i] = raw[i];
 }
 
 /// Layout in the caller's memory (16-byte aligned): a 16-byte tile counter, one 32-bit state per
@@ -65,7 +43,7 @@ __device__ __forceinline__ void store_maps(affine<T>* p, const affine<T> (&maps)
 /// word. Publication: the writers store their values, the block synchronizes, and one thread
 /// fences and stores the state with release order (`publish_state`). Reading: one thread loads a
 /// state with acquire order; after the block synchronizes, any thread may read the values of that
-/// kind from `values()`, with loads that bypass L1 (`load_bypassing_l1`) so none sees a stale copy.
+/// kind from `values()`, with loads that bypass L1 (`load_maps_bypassing_l1`) so none sees a stale copy.
 template <typename T>
 class channel_tile_status {
  public:

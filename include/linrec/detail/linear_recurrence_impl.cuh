@@ -237,7 +237,6 @@ constexpr void check_value_types() {
   static_assert(is_complex_v<H> || !is_complex_v<Acc>, "a complex recurrence needs a complex h");
 }
 
-
 template <typename T, typename Policy, typename A, typename B>
 status linear_recurrence_with_temp(void* d_temp_storage, std::size_t& temp_storage_bytes, const A* a,
                                    const B* b, T* h, row_layout layout, const T* h0, T* h_final,

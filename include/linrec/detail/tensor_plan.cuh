@@ -10,8 +10,8 @@
 #include <linrec/row_layout.cuh>
 #include <linrec/tensor_layout.cuh>
 
-#include <cstddef>
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 

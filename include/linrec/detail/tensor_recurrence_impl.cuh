@@ -92,7 +92,6 @@ error validate_tensor_arguments(const A* a, const B* b, const H* h, const tensor
   return error::success;
 }
 
-
 template <typename T, typename Policy, typename A, typename B>
 status linear_recurrence_with_temp(void* d_temp_storage, std::size_t& temp_storage_bytes, const A* a,
                                    const B* b, T* h, const tensor_layout& layout, const T* h0, T* h_final,
