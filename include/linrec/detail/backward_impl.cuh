@@ -151,72 +151,50 @@ template <typename T, typename Policy>
 status linear_recurrence_backward(void* d_temp_storage, std::size_t& temp_storage_bytes, const T* a, const T* h,
                                   const T* g, T* da, T* db, row_layout layout, const T* h0, const T* g_final,
                                   T* dh0, cudaStream_t stream) {
-  if (const error e = detail::validate_layout<T>(layout); e != error::success) return e;
-  const detail::plan pl = detail::backward_plan<T, Policy>(layout);
-  if (d_temp_storage == nullptr) {
-    temp_storage_bytes = pl.temp_bytes;
-    return {};
-  }
-  if (const error e = detail::validate_backward_arguments(a, h, g, da, db, layout, h0, g_final, dh0);
-      e != error::success) {
-    return e;
-  }
-  if (temp_storage_bytes < pl.temp_bytes) return error::temp_storage_too_small;
-  return detail::enqueue_backward<Policy>(pl, detail::align_temp(d_temp_storage), a, h, g, da, db, layout, h0,
-                                          g_final, dh0, stream);
+  return detail::run_with_caller_temp(
+      d_temp_storage, temp_storage_bytes, detail::validate_layout<T>(layout),
+      [&] { return detail::backward_plan<T, Policy>(layout); },
+      [&] { return detail::validate_backward_arguments(a, h, g, da, db, layout, h0, g_final, dh0); },
+      [&](const detail::plan& pl, void* temp) {
+        return detail::enqueue_backward<Policy>(pl, temp, a, h, g, da, db, layout, h0, g_final, dh0, stream);
+      });
 }
 
 template <typename T, typename Policy>
 status linear_recurrence_backward(const T* a, const T* h, const T* g, T* da, T* db, row_layout layout, const T* h0,
                                   const T* g_final, T* dh0, cudaStream_t stream) {
-  if (const error e = detail::validate_layout<T>(layout); e != error::success) return e;
-  if (const error e = detail::validate_backward_arguments(a, h, g, da, db, layout, h0, g_final, dh0);
-      e != error::success) {
-    return e;
-  }
-  const detail::plan pl = detail::backward_plan<T, Policy>(layout);
-  if (pl.chosen != strategy::tiled_lookback || layout.elements() == 0) {
-    return detail::enqueue_backward<Policy>(pl, nullptr, a, h, g, da, db, layout, h0, g_final, dh0, stream);
-  }
-  return detail::with_stream_ordered_temp(pl.temp_bytes, stream, [&](void* temp) {
-    return detail::enqueue_backward<Policy>(pl, temp, a, h, g, da, db, layout, h0, g_final, dh0, stream);
-  });
+  return detail::run_allocating(
+      detail::validate_layout<T>(layout), [&] { return detail::backward_plan<T, Policy>(layout); },
+      [&] { return detail::validate_backward_arguments(a, h, g, da, db, layout, h0, g_final, dh0); },
+      [&](const detail::plan& pl, void* temp) {
+        return detail::enqueue_backward<Policy>(pl, temp, a, h, g, da, db, layout, h0, g_final, dh0, stream);
+      },
+      stream);
 }
 
 template <typename T, typename Policy>
 status linear_recurrence_backward(void* d_temp_storage, std::size_t& temp_storage_bytes, const T* a, const T* h,
                                   const T* g, T* da, T* db, const tensor_layout& layout, const T* h0,
                                   const T* g_final, T* dh0, cudaStream_t stream) {
-  if (const error e = detail::validate_layout<T>(layout); e != error::success) return e;
-  const detail::tensor_plan pl = detail::backward_plan<T, Policy>(layout);
-  if (d_temp_storage == nullptr) {
-    temp_storage_bytes = pl.temp_bytes;
-    return {};
-  }
-  if (const error e = detail::validate_backward_arguments(a, h, g, da, db, layout, h0, g_final, dh0);
-      e != error::success) {
-    return e;
-  }
-  if (temp_storage_bytes < pl.temp_bytes) return error::temp_storage_too_small;
-  return detail::enqueue_tensor_backward<Policy>(pl, detail::align_temp(d_temp_storage), a, h, g, da, db, layout,
-                                                 h0, g_final, dh0, stream);
+  return detail::run_with_caller_temp(
+      d_temp_storage, temp_storage_bytes, detail::validate_layout<T>(layout),
+      [&] { return detail::backward_plan<T, Policy>(layout); },
+      [&] { return detail::validate_backward_arguments(a, h, g, da, db, layout, h0, g_final, dh0); },
+      [&](const detail::tensor_plan& pl, void* temp) {
+        return detail::enqueue_tensor_backward<Policy>(pl, temp, a, h, g, da, db, layout, h0, g_final, dh0, stream);
+      });
 }
 
 template <typename T, typename Policy>
 status linear_recurrence_backward(const T* a, const T* h, const T* g, T* da, T* db, const tensor_layout& layout,
                                   const T* h0, const T* g_final, T* dh0, cudaStream_t stream) {
-  if (const error e = detail::validate_layout<T>(layout); e != error::success) return e;
-  if (const error e = detail::validate_backward_arguments(a, h, g, da, db, layout, h0, g_final, dh0);
-      e != error::success) {
-    return e;
-  }
-  const detail::tensor_plan pl = detail::backward_plan<T, Policy>(layout);
-  if (pl.temp_bytes <= detail::temp_alignment) {
-    return detail::enqueue_tensor_backward<Policy>(pl, nullptr, a, h, g, da, db, layout, h0, g_final, dh0, stream);
-  }
-  return detail::with_stream_ordered_temp(pl.temp_bytes, stream, [&](void* temp) {
-    return detail::enqueue_tensor_backward<Policy>(pl, temp, a, h, g, da, db, layout, h0, g_final, dh0, stream);
-  });
+  return detail::run_allocating(
+      detail::validate_layout<T>(layout), [&] { return detail::backward_plan<T, Policy>(layout); },
+      [&] { return detail::validate_backward_arguments(a, h, g, da, db, layout, h0, g_final, dh0); },
+      [&](const detail::tensor_plan& pl, void* temp) {
+        return detail::enqueue_tensor_backward<Policy>(pl, temp, a, h, g, da, db, layout, h0, g_final, dh0, stream);
+      },
+      stream);
 }
 
 }  // namespace linrec

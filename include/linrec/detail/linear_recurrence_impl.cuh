@@ -64,6 +64,36 @@ status with_stream_ordered_temp(std::size_t bytes, cudaStream_t stream, Enqueue 
   return result.ok() ? status(freed) : result;
 }
 
+// The two-phase protocol of every entry point with caller-provided storage, in one place: the
+// layout's error first; then the plan, whose size a null `d_temp_storage` asks for; then the
+// arguments' error and the storage's size; only then `enqueue(plan, aligned temp)`. So bad input
+// is refused before anything is launched, and a size query needs no valid pointers.
+template <typename MakePlan, typename ValidateArguments, typename Enqueue>
+status run_with_caller_temp(void* d_temp_storage, std::size_t& temp_storage_bytes, error layout_error,
+                            MakePlan make_plan, ValidateArguments validate_arguments, Enqueue enqueue) {
+  if (layout_error != error::success) return layout_error;
+  const auto pl = make_plan();
+  if (d_temp_storage == nullptr) {
+    temp_storage_bytes = pl.temp_bytes;
+    return {};
+  }
+  if (const error e = validate_arguments(); e != error::success) return e;
+  if (temp_storage_bytes < pl.temp_bytes) return error::temp_storage_too_small;
+  return enqueue(pl, align_temp(d_temp_storage));
+}
+
+// The same for the allocating overloads: every check first, then storage taken stream-ordered
+// only when the plan needs more than the alignment slack (a look-back's tile status).
+template <typename MakePlan, typename ValidateArguments, typename Enqueue>
+status run_allocating(error layout_error, MakePlan make_plan, ValidateArguments validate_arguments, Enqueue enqueue,
+                      cudaStream_t stream) {
+  if (layout_error != error::success) return layout_error;
+  if (const error e = validate_arguments(); e != error::success) return e;
+  const auto pl = make_plan();
+  if (pl.temp_bytes <= temp_alignment) return enqueue(pl, nullptr);
+  return with_stream_ordered_temp(pl.temp_bytes, stream, [&](void* temp) { return enqueue(pl, temp); });
+}
+
 // How many blocks of `kernel` (`threads` each) fit on the current device at once.
 inline cudaError_t multiprocessors(int& sms) {
   int device = 0;
@@ -244,17 +274,10 @@ status linear_recurrence_with_temp(void* d_temp_storage, std::size_t& temp_stora
   using P = resolved_policy<Policy, T, A, B>;
   using Acc = typename P::accumulator_type;
   check_value_types<Acc, A, B, T>();
-  if (const error e = validate_layout<A, B, T>(layout); e != error::success) return e;
-  const plan pl = make_plan<Acc, P>(layout);
-  if (d_temp_storage == nullptr) {
-    temp_storage_bytes = pl.temp_bytes;
-    return {};
-  }
-  if (const error e = validate_arguments(a, b, h, layout, h0, h_final); e != error::success) {
-    return e;
-  }
-  if (temp_storage_bytes < pl.temp_bytes) return error::temp_storage_too_small;
-  return enqueue<P>(pl, align_temp(d_temp_storage), a, b, h, layout, h0, h_final, stream);
+  return run_with_caller_temp(
+      d_temp_storage, temp_storage_bytes, validate_layout<A, B, T>(layout), [&] { return make_plan<Acc, P>(layout); },
+      [&] { return validate_arguments(a, b, h, layout, h0, h_final); },
+      [&](const plan& pl, void* temp) { return enqueue<P>(pl, temp, a, b, h, layout, h0, h_final, stream); });
 }
 
 template <typename T, typename Policy, typename A, typename B>
@@ -263,17 +286,10 @@ status linear_recurrence_allocating(const A* a, const B* b, T* h, row_layout lay
   using P = resolved_policy<Policy, T, A, B>;
   using Acc = typename P::accumulator_type;
   check_value_types<Acc, A, B, T>();
-  if (const error e = validate_layout<A, B, T>(layout); e != error::success) return e;
-  if (const error e = validate_arguments(a, b, h, layout, h0, h_final); e != error::success) {
-    return e;
-  }
-  const plan pl = make_plan<Acc, P>(layout);
-  if (pl.chosen != strategy::tiled_lookback || layout.elements() == 0) {
-    return enqueue<P>(pl, nullptr, a, b, h, layout, h0, h_final, stream);
-  }
-  return with_stream_ordered_temp(pl.temp_bytes, stream, [&](void* temp) {
-    return enqueue<P>(pl, temp, a, b, h, layout, h0, h_final, stream);
-  });
+  return run_allocating(
+      validate_layout<A, B, T>(layout), [&] { return make_plan<Acc, P>(layout); },
+      [&] { return validate_arguments(a, b, h, layout, h0, h_final); },
+      [&](const plan& pl, void* temp) { return enqueue<P>(pl, temp, a, b, h, layout, h0, h_final, stream); }, stream);
 }
 
 }  // namespace detail

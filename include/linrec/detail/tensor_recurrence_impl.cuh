@@ -99,17 +99,11 @@ status linear_recurrence_with_temp(void* d_temp_storage, std::size_t& temp_stora
   using P = resolved_policy<Policy, T, A, B>;
   using Acc = typename P::accumulator_type;
   check_value_types<Acc, A, B, T>();
-  if (const error e = validate_layout<A, B, T>(layout); e != error::success) return e;
-  const tensor_plan pl = make_tensor_plan<Acc, operands_width<A, B, T>, P>(layout);
-  if (d_temp_storage == nullptr) {
-    temp_storage_bytes = pl.temp_bytes;
-    return {};
-  }
-  if (const error e = validate_tensor_arguments(a, b, h, layout, h0, h_final); e != error::success) {
-    return e;
-  }
-  if (temp_storage_bytes < pl.temp_bytes) return error::temp_storage_too_small;
-  return enqueue_tensor<P>(pl, align_temp(d_temp_storage), a, b, h, layout, h0, h_final, stream);
+  return run_with_caller_temp(
+      d_temp_storage, temp_storage_bytes, validate_layout<A, B, T>(layout),
+      [&] { return make_tensor_plan<Acc, operands_width<A, B, T>, P>(layout); },
+      [&] { return validate_tensor_arguments(a, b, h, layout, h0, h_final); },
+      [&](const tensor_plan& pl, void* temp) { return enqueue_tensor<P>(pl, temp, a, b, h, layout, h0, h_final, stream); });
 }
 
 template <typename T, typename Policy, typename A, typename B>
@@ -118,18 +112,11 @@ status linear_recurrence_allocating(const A* a, const B* b, T* h, const tensor_l
   using P = resolved_policy<Policy, T, A, B>;
   using Acc = typename P::accumulator_type;
   check_value_types<Acc, A, B, T>();
-  if (const error e = validate_layout<A, B, T>(layout); e != error::success) return e;
-  if (const error e = validate_tensor_arguments(a, b, h, layout, h0, h_final); e != error::success) {
-    return e;
-  }
-  const tensor_plan pl = make_tensor_plan<Acc, operands_width<A, B, T>, P>(layout);
-  // Only the alignment slack: the path needs no temporary storage.
-  if (pl.temp_bytes <= temp_alignment) {
-    return enqueue_tensor<P>(pl, nullptr, a, b, h, layout, h0, h_final, stream);
-  }
-  return with_stream_ordered_temp(pl.temp_bytes, stream, [&](void* temp) {
-    return enqueue_tensor<P>(pl, temp, a, b, h, layout, h0, h_final, stream);
-  });
+  return run_allocating(
+      validate_layout<A, B, T>(layout), [&] { return make_tensor_plan<Acc, operands_width<A, B, T>, P>(layout); },
+      [&] { return validate_tensor_arguments(a, b, h, layout, h0, h_final); },
+      [&](const tensor_plan& pl, void* temp) { return enqueue_tensor<P>(pl, temp, a, b, h, layout, h0, h_final, stream); },
+      stream);
 }
 
 }  // namespace detail
