@@ -49,29 +49,20 @@ S from_double(double re, double im = 0) {
   }
 }
 
-// The spacing of S's numbers just below 2 (its machine epsilon), per real component.
+// S's number format, per real component: `epsilon`, the spacing of its numbers just below 2, and
+// `min_normal`, below which the spacing stays that of the lowest binade (subnormals).
+struct number_format {
+  long double epsilon, min_normal;
+};
 template <typename S>
-constexpr long double storage_epsilon() {
+constexpr number_format storage_format() {
   using R = typename detail::real_part<S>::type;
   if constexpr (std::is_same_v<R, __half>) {
-    return 0x1p-10L;
+    return {0x1p-10L, 0x1p-14L};
   } else if constexpr (std::is_same_v<R, __nv_bfloat16>) {
-    return 0x1p-7L;
+    return {0x1p-7L, 0x1p-126L};
   } else {
-    return std::numeric_limits<R>::epsilon();
-  }
-}
-
-// The smallest normal number of S: below it the spacing stays that of its binade (subnormals).
-template <typename S>
-constexpr long double storage_min_normal() {
-  using R = typename detail::real_part<S>::type;
-  if constexpr (std::is_same_v<R, __half>) {
-    return 0x1p-14L;
-  } else if constexpr (std::is_same_v<R, __nv_bfloat16>) {
-    return 0x1p-126L;
-  } else {
-    return std::numeric_limits<R>::min();
+    return {std::numeric_limits<R>::epsilon(), std::numeric_limits<R>::min()};
   }
 }
 
@@ -79,9 +70,10 @@ constexpr long double storage_min_normal() {
 // subnormals included; times sqrt 2 for the modulus of a complex error).
 template <typename S>
 long double rounding_bound(long double x) {
-  if (x == 0) return storage_min_normal<S>() * storage_epsilon<S>() / 2;
-  const long double binade = std::max(std::exp2(std::floor(std::log2(x))), storage_min_normal<S>());
-  return binade * storage_epsilon<S>() / 2 * (is_complex_v<S> ? std::sqrt(2.0L) : 1.0L);
+  constexpr number_format format = storage_format<S>();
+  if (x == 0) return format.min_normal * format.epsilon / 2;
+  const long double binade = std::max(std::exp2(std::floor(std::log2(x))), format.min_normal);
+  return binade * format.epsilon / 2 * (is_complex_v<S> ? std::sqrt(2.0L) : 1.0L);
 }
 
 enum class coefficients {
