@@ -75,6 +75,56 @@ class device_buffer {
   std::size_t count_ = 0;
 };
 
+/// A non-blocking stream, destroyed with its owner. It does not wait for the legacy stream, where
+/// device_buffer uploads and fills run: synchronize the device before work on it reads them.
+class stream_owner {
+ public:
+  stream_owner() { LINREC_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking)); }
+  stream_owner(const stream_owner&) = delete;
+  stream_owner& operator=(const stream_owner&) = delete;
+  ~stream_owner() { cudaStreamDestroy(stream_); }
+  cudaStream_t get() const { return stream_; }
+
+ private:
+  cudaStream_t stream_{};
+};
+
+/// What `enqueue(stream)` (a linrec call, returning its status) records on `stream`, captured
+/// into an instantiated CUDA graph. A failed capture throws; a call refused during capture leaves
+/// no graph and says why in `enqueued()`.
+class captured_graph {
+ public:
+  template <typename Enqueue>
+  captured_graph(cudaStream_t stream, Enqueue enqueue) {
+    LINREC_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+    enqueued_ = enqueue(stream);
+    cudaGraph_t graph = nullptr;
+    const cudaError_t captured = cudaStreamEndCapture(stream, &graph);
+    if (captured == cudaSuccess && !enqueued_.ok()) {
+      cudaGraphDestroy(graph);
+      return;
+    }
+    LINREC_CUDA_CHECK(captured);
+    cudaError_t e = cudaGraphGetNodes(graph, nullptr, &nodes_);
+    if (e == cudaSuccess) e = cudaGraphInstantiate(&exec_, graph, 0);
+    cudaGraphDestroy(graph);
+    cuda_check(e, "cudaGraphGetNodes / cudaGraphInstantiate");
+  }
+  captured_graph(const captured_graph&) = delete;
+  captured_graph& operator=(const captured_graph&) = delete;
+  ~captured_graph() {
+    if (exec_ != nullptr) cudaGraphExecDestroy(exec_);
+  }
+  const status& enqueued() const { return enqueued_; }
+  std::size_t nodes() const { return nodes_; }
+  void launch(cudaStream_t stream) const { LINREC_CUDA_CHECK(cudaGraphLaunch(exec_, stream)); }
+
+ private:
+  status enqueued_;
+  std::size_t nodes_ = 0;
+  cudaGraphExec_t exec_ = nullptr;
+};
+
 template <typename T>
 bool is_poison(T x) {
   unsigned char bytes[sizeof(T)];

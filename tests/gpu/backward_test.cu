@@ -9,9 +9,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <memory>
 #include <random>
-#include <type_traits>
 #include <vector>
 
 namespace {
@@ -130,22 +128,13 @@ gradients<T> run_backward(const backward_case<T>& c, entry api = entry::tensor, 
     // The uploads and fills above ran on the legacy stream, which a non-blocking stream does not
     // wait for.
     LINREC_CUDA_CHECK(cudaDeviceSynchronize());
-    cudaStream_t stream = nullptr;
-    LINREC_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-    const std::unique_ptr<std::remove_pointer_t<cudaStream_t>, cudaError_t (*)(cudaStream_t)> stream_owner(stream, cudaStreamDestroy);
-    cudaGraph_t graph = nullptr;
-    LINREC_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
-    const linrec::status s = call(temp.get(), bytes, stream);
-    const cudaError_t captured = cudaStreamEndCapture(stream, &graph);
-    if (!s.ok()) throw std::runtime_error(std::string("linear_recurrence_backward failed in capture: ") + s.message());
-    LINREC_CUDA_CHECK(captured);
-    cudaGraphExec_t exec = nullptr;
-    const cudaError_t instantiated = cudaGraphInstantiate(&exec, graph, 0);
-    cudaGraphDestroy(graph);
-    LINREC_CUDA_CHECK(instantiated);
-    const std::unique_ptr<std::remove_pointer_t<cudaGraphExec_t>, cudaError_t (*)(cudaGraphExec_t)> exec_owner(exec, cudaGraphExecDestroy);
-    LINREC_CUDA_CHECK(cudaGraphLaunch(exec, stream));
-    LINREC_CUDA_CHECK(cudaStreamSynchronize(stream));
+    const stream_owner stream;
+    const captured_graph graph(stream.get(), [&](cudaStream_t s) { return call(temp.get(), bytes, s); });
+    if (!graph.enqueued().ok()) {
+      throw std::runtime_error(std::string("linear_recurrence_backward failed in capture: ") + graph.enqueued().message());
+    }
+    graph.launch(stream.get());
+    LINREC_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
   }
   LINREC_CUDA_CHECK(cudaGetLastError());
   LINREC_CUDA_CHECK(cudaDeviceSynchronize());

@@ -17,33 +17,6 @@ using namespace linrec::testing;
 using linrec::strategy;
 using linrec::tensor_layout;
 
-class stream_owner {
- public:
-  stream_owner() { LINREC_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking)); }
-  stream_owner(const stream_owner&) = delete;
-  stream_owner& operator=(const stream_owner&) = delete;
-  ~stream_owner() { cudaStreamDestroy(stream_); }
-  cudaStream_t get() const { return stream_; }
-
- private:
-  cudaStream_t stream_{};
-};
-
-class graph_exec_owner {
- public:
-  graph_exec_owner() = default;
-  graph_exec_owner(const graph_exec_owner&) = delete;
-  graph_exec_owner& operator=(const graph_exec_owner&) = delete;
-  ~graph_exec_owner() {
-    if (exec_ != nullptr) cudaGraphExecDestroy(exec_);
-  }
-  cudaGraphExec_t* put() { return &exec_; }
-  cudaGraphExec_t get() const { return exec_; }
-
- private:
-  cudaGraphExec_t exec_ = nullptr;
-};
-
 enum class storage { caller_temp, stream_ordered };
 
 class graph_capture_test : public gpu_test {
@@ -64,22 +37,13 @@ class graph_capture_test : public gpu_test {
     ASSERT_TRUE(linrec::linear_recurrence<float>(nullptr, temp_bytes, a, b, h.get(), layout, h0.get(), h_final.get()).ok());
     device_buffer<unsigned char> temp(how == storage::caller_temp ? temp_bytes : 0);
 
-    cudaGraph_t graph = nullptr;
-    LINREC_CUDA_CHECK(cudaStreamBeginCapture(stream.get(), cudaStreamCaptureModeThreadLocal));
-    const linrec::status enqueued =
-        how == storage::caller_temp
-            ? linrec::linear_recurrence<float>(temp.get(), temp_bytes, a, b, h.get(), layout, h0.get(), h_final.get(), stream.get())
-            : linrec::linear_recurrence<float>(a, b, h.get(), layout, h0.get(), h_final.get(), stream.get());
-    const cudaError_t captured = cudaStreamEndCapture(stream.get(), &graph);
-    ASSERT_TRUE(enqueued.ok()) << enqueued.message();
-    LINREC_CUDA_CHECK(captured);
-    std::size_t nodes = 0;
-    LINREC_CUDA_CHECK(cudaGraphGetNodes(graph, nullptr, &nodes));
-    EXPECT_GT(nodes, 0u) << "nothing was recorded";
-    graph_exec_owner exec;
-    const cudaError_t instantiated = cudaGraphInstantiate(exec.put(), graph, 0);
-    cudaGraphDestroy(graph);
-    LINREC_CUDA_CHECK(instantiated);
+    const captured_graph graph(stream.get(), [&](cudaStream_t s) {
+      return how == storage::caller_temp
+                 ? linrec::linear_recurrence<float>(temp.get(), temp_bytes, a, b, h.get(), layout, h0.get(), h_final.get(), s)
+                 : linrec::linear_recurrence<float>(a, b, h.get(), layout, h0.get(), h_final.get(), s);
+    });
+    ASSERT_TRUE(graph.enqueued().ok()) << graph.enqueued().message();
+    EXPECT_GT(graph.nodes(), 0u) << "nothing was recorded";
 
     for (int replay = 0; replay < replays; ++replay) {
       SCOPED_TRACE(replay);
@@ -92,7 +56,7 @@ class graph_capture_test : public gpu_test {
       // The uploads and fills ran on the legacy stream, which a non-blocking stream does not
       // wait for: without this, a fill could land after the graph's writes.
       LINREC_CUDA_CHECK(cudaDeviceSynchronize());
-      LINREC_CUDA_CHECK(cudaGraphLaunch(exec.get(), stream.get()));
+      graph.launch(stream.get());
       LINREC_CUDA_CHECK(cudaGetLastError());
       LINREC_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
       tensor_result<float> out{h.download(), h_final.download()};
