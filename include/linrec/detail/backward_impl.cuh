@@ -102,10 +102,10 @@ status enqueue_backward(const plan& pl, void* temp, const T* a, const T* h, cons
                               stream);
 }
 
+// Enqueues a validated tensor problem's backward pass.
 template <typename Policy, typename T>
-status enqueue_tensor_backward(const tensor_plan& pl, void* temp, const T* a, const T* h, const T* g, T* da, T* db,
-                               const tensor_layout& l, const T* h0, const T* g_final, T* dh0,
-                               cudaStream_t stream) {
+status enqueue_backward(const tensor_plan& pl, void* temp, const T* a, const T* h, const T* g, T* da, T* db,
+                        const tensor_layout& l, const T* h0, const T* g_final, T* dh0, cudaStream_t stream) {
   const bool channels = pl.chosen == strategy::channel_tiles || pl.chosen == strategy::channel_walk;
   if (!channels) {
     return enqueue_backward<row_policy<Policy>>(pl.row_plan, temp, a, h, g, da, db, pl.rows, h0, g_final, dh0,
@@ -145,56 +145,59 @@ tensor_plan backward_plan(const tensor_layout& layout) noexcept {
   return make_tensor_plan<Acc, vector_width<T>, Policy>(layout);
 }
 
+// The two-phase and the allocating entry points, for a row_layout or a tensor_layout.
+template <typename T, typename Policy, typename Layout>
+status backward_with_temp(void* d_temp_storage, std::size_t& temp_storage_bytes, const T* a, const T* h, const T* g,
+                          T* da, T* db, const Layout& layout, const T* h0, const T* g_final, T* dh0,
+                          cudaStream_t stream) {
+  return run_with_caller_temp(
+      d_temp_storage, temp_storage_bytes, validate_layout<T>(layout), [&] { return backward_plan<T, Policy>(layout); },
+      [&] { return validate_backward_arguments(a, h, g, da, db, layout, h0, g_final, dh0); },
+      [&](const auto& pl, void* temp) {
+        return enqueue_backward<Policy>(pl, temp, a, h, g, da, db, layout, h0, g_final, dh0, stream);
+      });
+}
+
+template <typename T, typename Policy, typename Layout>
+status backward_allocating(const T* a, const T* h, const T* g, T* da, T* db, const Layout& layout, const T* h0,
+                           const T* g_final, T* dh0, cudaStream_t stream) {
+  return run_allocating(
+      validate_layout<T>(layout), [&] { return backward_plan<T, Policy>(layout); },
+      [&] { return validate_backward_arguments(a, h, g, da, db, layout, h0, g_final, dh0); },
+      [&](const auto& pl, void* temp) {
+        return enqueue_backward<Policy>(pl, temp, a, h, g, da, db, layout, h0, g_final, dh0, stream);
+      },
+      stream);
+}
+
 }  // namespace detail
 
 template <typename T, typename Policy>
 status linear_recurrence_backward(void* d_temp_storage, std::size_t& temp_storage_bytes, const T* a, const T* h,
                                   const T* g, T* da, T* db, row_layout layout, const T* h0, const T* g_final,
                                   T* dh0, cudaStream_t stream) {
-  return detail::run_with_caller_temp(
-      d_temp_storage, temp_storage_bytes, detail::validate_layout<T>(layout),
-      [&] { return detail::backward_plan<T, Policy>(layout); },
-      [&] { return detail::validate_backward_arguments(a, h, g, da, db, layout, h0, g_final, dh0); },
-      [&](const detail::plan& pl, void* temp) {
-        return detail::enqueue_backward<Policy>(pl, temp, a, h, g, da, db, layout, h0, g_final, dh0, stream);
-      });
+  return detail::backward_with_temp<T, Policy>(d_temp_storage, temp_storage_bytes, a, h, g, da, db, layout, h0,
+                                               g_final, dh0, stream);
 }
 
 template <typename T, typename Policy>
 status linear_recurrence_backward(const T* a, const T* h, const T* g, T* da, T* db, row_layout layout, const T* h0,
                                   const T* g_final, T* dh0, cudaStream_t stream) {
-  return detail::run_allocating(
-      detail::validate_layout<T>(layout), [&] { return detail::backward_plan<T, Policy>(layout); },
-      [&] { return detail::validate_backward_arguments(a, h, g, da, db, layout, h0, g_final, dh0); },
-      [&](const detail::plan& pl, void* temp) {
-        return detail::enqueue_backward<Policy>(pl, temp, a, h, g, da, db, layout, h0, g_final, dh0, stream);
-      },
-      stream);
+  return detail::backward_allocating<T, Policy>(a, h, g, da, db, layout, h0, g_final, dh0, stream);
 }
 
 template <typename T, typename Policy>
 status linear_recurrence_backward(void* d_temp_storage, std::size_t& temp_storage_bytes, const T* a, const T* h,
                                   const T* g, T* da, T* db, const tensor_layout& layout, const T* h0,
                                   const T* g_final, T* dh0, cudaStream_t stream) {
-  return detail::run_with_caller_temp(
-      d_temp_storage, temp_storage_bytes, detail::validate_layout<T>(layout),
-      [&] { return detail::backward_plan<T, Policy>(layout); },
-      [&] { return detail::validate_backward_arguments(a, h, g, da, db, layout, h0, g_final, dh0); },
-      [&](const detail::tensor_plan& pl, void* temp) {
-        return detail::enqueue_tensor_backward<Policy>(pl, temp, a, h, g, da, db, layout, h0, g_final, dh0, stream);
-      });
+  return detail::backward_with_temp<T, Policy>(d_temp_storage, temp_storage_bytes, a, h, g, da, db, layout, h0,
+                                               g_final, dh0, stream);
 }
 
 template <typename T, typename Policy>
 status linear_recurrence_backward(const T* a, const T* h, const T* g, T* da, T* db, const tensor_layout& layout,
                                   const T* h0, const T* g_final, T* dh0, cudaStream_t stream) {
-  return detail::run_allocating(
-      detail::validate_layout<T>(layout), [&] { return detail::backward_plan<T, Policy>(layout); },
-      [&] { return detail::validate_backward_arguments(a, h, g, da, db, layout, h0, g_final, dh0); },
-      [&](const detail::tensor_plan& pl, void* temp) {
-        return detail::enqueue_tensor_backward<Policy>(pl, temp, a, h, g, da, db, layout, h0, g_final, dh0, stream);
-      },
-      stream);
+  return detail::backward_allocating<T, Policy>(a, h, g, da, db, layout, h0, g_final, dh0, stream);
 }
 
 }  // namespace linrec
