@@ -265,6 +265,16 @@ struct channel_tuning : linrec::default_policy<float> {
   static constexpr int channel_walk_steps = Steps;
   static constexpr int channel_walk_threads = WalkThreads;
 };
+// Tuning candidates for the channel walk: block threads, lanes across channels (each 4 channels),
+// steps a thread scans, and whether the next tile is staged in shared memory.
+template <int Threads, int Lanes, int Steps, bool Prefetch>
+struct walk_tuning : linrec::default_policy<float> {
+  static constexpr linrec::strategy forced = linrec::strategy::channel_walk;
+  static constexpr int channel_walk_threads = Threads;
+  static constexpr int channel_walk_lanes = Lanes;
+  static constexpr int channel_walk_steps = Steps;
+  static constexpr bool channel_walk_prefetch = Prefetch;
+};
 using linrec::strategy;
 
 void register_all() {
@@ -275,6 +285,7 @@ void register_all() {
   const shape shapes[] = {
       {"btc", 1, 4096, 1024},   {"btc", 1, 16384, 1024}, {"btc", 1, 65536, 1024}, {"btc", 1, 262144, 1024},
       {"btc", 1, 1 << 22, 64},  {"btc", 8, 4096, 4096},  {"tbc", 8, 4096, 4096},  {"btc", 1, 1024, 262144},
+      {"btc", 1, 1024, 1024},   {"btc", 1, 1024, 64},  // launch-bound: 12 MB and 768 KB
   };
   for (const shape& s : shapes) {
     const bool time_major = std::string(s.layout) == "tbc";
@@ -307,9 +318,12 @@ void register_all() {
       add("tune_tiles_s4_lanes8_mb3", [=](benchmark::State& st) { bench_linrec<channel_tuning<strategy::channel_tiles, 3, 4, 64, 8>>(st, l, dims); });
     }
     if (s.batch * s.channels >= 256 * 32) {  // enough groups for a block each to walk
-      add("tune_walk_128x4", [=](benchmark::State& st) { bench_linrec<channel_tuning<strategy::channel_walk, 2, 4, 128>>(st, l, dims); });
-      add("tune_walk_32x4", [=](benchmark::State& st) { bench_linrec<channel_tuning<strategy::channel_walk, 2, 4, 32>>(st, l, dims); });
-      add("tune_walk_64x8", [=](benchmark::State& st) { bench_linrec<channel_tuning<strategy::channel_walk, 2, 8, 64>>(st, l, dims); });
+      add("tune_walk_64x8_unstaged", [=](benchmark::State& st) { bench_linrec<walk_tuning<64, 8, 8, false>>(st, l, dims); });
+      add("tune_walk_64x4", [=](benchmark::State& st) { bench_linrec<walk_tuning<64, 8, 4, true>>(st, l, dims); });
+      add("tune_walk_lanes16_128x8", [=](benchmark::State& st) { bench_linrec<walk_tuning<128, 16, 8, true>>(st, l, dims); });
+      add("tune_walk_lanes16_128x8_unstaged", [=](benchmark::State& st) { bench_linrec<walk_tuning<128, 16, 8, false>>(st, l, dims); });
+      add("tune_walk_lanes32_256x4", [=](benchmark::State& st) { bench_linrec<walk_tuning<256, 32, 4, true>>(st, l, dims); });
+      add("tune_walk_lanes32_256x4_unstaged", [=](benchmark::State& st) { bench_linrec<walk_tuning<256, 32, 4, false>>(st, l, dims); });
     }
   }
 }

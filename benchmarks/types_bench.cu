@@ -1,5 +1,6 @@
 // types_bench — linear_recurrence with bf16 storage (6 B per element: a, b read, h written) and
-// complex64 storage (24 B per element), next to fp32 (12 B), on the shapes issue 5 names, each
+// complex64 storage (24 B per element), next to fp32 (12 B), on the shapes issue 5 names, and the
+// backward pass in bf16 and fp32 (5 elements moved per step), each
 // against a device-to-device copy of the same bytes measured in this run.
 //
 // Every output is checked first against a one-thread-per-sequence loop carried in the same
@@ -149,12 +150,126 @@ void bench_typed(benchmark::State& state, tensor_layout l) {
   cudaFree(temp);
 }
 
+// The backward pass's reference: one thread per (batch, channel) sequence walking time backwards,
+// in the accumulator (see linear_recurrence_backward.cuh; h0 and g_final are 0 here).
+template <typename S>
+__global__ void sequential_adjoint_typed(const S* a, const S* h, const S* g, S* da, S* db, tensor_layout l) {
+  using Acc = linrec::accumulator_t<S>;
+  using linrec::detail::conjugate;
+  using linrec::detail::convert;
+  for (std::int64_t s = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; s < l.batch * l.channels;
+       s += std::int64_t(gridDim.x) * blockDim.x) {
+    const std::int64_t bi = s / l.channels, c = s - bi * l.channels;
+    Acc delta = Acc(0);
+    for (std::int64_t t = l.length - 1; t >= 0; --t) {
+      const Acc later = t + 1 < l.length ? conjugate(convert<Acc>(a[l.a.offset(bi, t + 1, c)])) : Acc(0);
+      delta = linrec::detail::multiply_add(later, delta, convert<Acc>(g[l.h.offset(bi, t, c)]));
+      const Acc before = t > 0 ? conjugate(convert<Acc>(h[l.h.offset(bi, t - 1, c)])) : Acc(0);
+      db[l.b.offset(bi, t, c)] = convert<S>(delta);
+      da[l.a.offset(bi, t, c)] = convert<S>(linrec::detail::multiply(delta, before));
+    }
+  }
+}
+
+// The worst of |got - want| / (1 + |want|) over n elements of two device arrays.
+template <typename S>
+double worst_difference(const S* got_d, const S* want_d, std::int64_t n) {
+  std::vector<S> got(static_cast<std::size_t>(n)), want(static_cast<std::size_t>(n));
+  CHECK(cudaMemcpy(got.data(), got_d, std::size_t(n) * sizeof(S), cudaMemcpyDeviceToHost));
+  CHECK(cudaMemcpy(want.data(), want_d, std::size_t(n) * sizeof(S), cudaMemcpyDeviceToHost));
+  double worst = 0;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    const double e = difference(got[i], want[i]) / (1 + magnitude(want[i]));
+    worst = std::isnan(e) ? INFINITY : std::max(worst, e);
+  }
+  return worst;
+}
+
+// The backward pass in storage S: a, h and g read, da and db written (5 elements moved per step).
+template <typename S>
+void bench_typed_backward(benchmark::State& state, tensor_layout l) {
+  const std::int64_t n = l.elements();
+  const std::size_t moved = 5 * sizeof(S) * std::size_t(n);
+  const double roofline_ms = copy_ms(moved);
+  std::size_t temp_bytes = 0;
+  if (!linrec::linear_recurrence_backward<S>(nullptr, temp_bytes, nullptr, nullptr, nullptr, nullptr, nullptr, l)) {
+    state.SkipWithError("size query failed");
+    return;
+  }
+  const int copies = int(std::max<std::size_t>(1, (min_working_set + moved - 1) / moved));
+  std::vector<S*> a(copies), g(copies), h(copies);
+  S *da, *db, *want_da, *want_db;
+  for (int c = 0; c < copies; ++c) {
+    CHECK(cudaMalloc(&a[c], std::size_t(n) * sizeof(S)));
+    CHECK(cudaMalloc(&g[c], std::size_t(n) * sizeof(S)));
+    CHECK(cudaMalloc(&h[c], std::size_t(n) * sizeof(S)));
+    fill_typed<<<2048, 256>>>(a[c], g[c], n, 0x7e580000ull * (c + 1));
+    CHECK(cudaGetLastError());
+    sequential_typed<<<unsigned((l.batch * l.channels + 127) / 128), 128>>>(a[c], g[c], h[c], l);
+    CHECK(cudaGetLastError());
+  }
+  for (S** p : {&da, &db, &want_da, &want_db}) CHECK(cudaMalloc(p, std::size_t(n) * sizeof(S)));
+  void* temp = nullptr;
+  CHECK(cudaMalloc(&temp, std::max<std::size_t>(temp_bytes, 16)));
+  sequential_adjoint_typed<<<unsigned((l.batch * l.channels + 127) / 128), 128>>>(a[0], h[0], g[0], want_da, want_db, l);
+  CHECK(cudaGetLastError());
+  CHECK(cudaDeviceSynchronize());  // the legacy stream's work, before the timed stream's
+  linrec::status status;
+  const auto call = [&](int c) {
+    std::size_t bytes = temp_bytes;
+    status = linrec::linear_recurrence_backward<S>(temp, bytes, a[c], h[c], g[c], da, db, l, nullptr, nullptr,
+                                                   nullptr, bench_stream());
+  };
+  call(0);
+  CHECK(cudaStreamSynchronize(bench_stream()));
+  bool ok = status.ok();
+  if (!ok) state.SkipWithError(status.message());
+  // As for the forward: one rounding to S on each side, plus the accumulators' orders.
+  const double tolerance = sizeof(S) == 2 ? 1.0 / 64 : 1e-4;
+  if (ok) {
+    const double worst = std::max(worst_difference(da, want_da, n), worst_difference(db, want_db, n));
+    if (!(worst <= tolerance)) {
+      state.SkipWithError(("gradients differ from the sequential adjoint by " + std::to_string(worst)).c_str());
+      ok = false;
+    }
+  }
+  if (ok) {
+    const int calls = calls_per_batch(std::int64_t(moved));
+    time_batch(call, calls, copies);
+    std::vector<double> ms;
+    for (auto _ : state) {
+      const double t = time_batch(call, calls, copies).device_ms;
+      ms.push_back(t);
+      state.SetIterationTime(t * 1e-3);
+    }
+    const double med = median(ms);
+    state.counters["median_us"] = 1e3 * med;
+    state.counters["bytes_per_element"] = double(5 * sizeof(S));
+    state.counters["GBps"] = double(moved) / (med * 1e-3) / 1e9;
+    state.counters["copy_GBps"] = double(moved) / (roofline_ms * 1e-3) / 1e9;
+    state.counters["copy_fraction"] = roofline_ms / med;
+  }
+  for (int c = 0; c < copies; ++c) cudaFree(a[c]), cudaFree(g[c]), cudaFree(h[c]);
+  cudaFree(da), cudaFree(db), cudaFree(want_da), cudaFree(want_db), cudaFree(temp);
+}
+
 // Tuning: bf16 channel tiles as they were before the default went to 8 lanes of 8 steps and one
 // block per SM (32 lanes of 2 steps, 2 blocks per SM).
 struct bf16_short_tiles : linrec::default_policy<__nv_bfloat16> {
   static constexpr int channel_steps = 2;
   static constexpr int channel_max_lanes = 32;
   static constexpr int channel_min_blocks = 2;
+};
+
+// Tuning: the bf16 channel walk with each thread's next tile staged in shared memory (4 steps a
+// thread, where staging lifted fp32's 4-step walk), and with 128-channel groups (16 lanes).
+struct bf16_staged_walk : linrec::default_policy<__nv_bfloat16> {
+  static constexpr linrec::strategy forced = linrec::strategy::channel_walk;
+  static constexpr bool channel_walk_prefetch = true;
+};
+struct bf16_wide_walk : linrec::default_policy<__nv_bfloat16> {
+  static constexpr linrec::strategy forced = linrec::strategy::channel_walk;
+  static constexpr int channel_walk_lanes = 16;
 };
 
 void register_all() {
@@ -179,6 +294,12 @@ void register_all() {
     add("fp16", [=](benchmark::State& st) { bench_typed<__half>(st, l); });
     add("fp32", [=](benchmark::State& st) { bench_typed<float>(st, l); });
     add("complex64", [=](benchmark::State& st) { bench_typed<cfloat>(st, l); });
+    add("bf16_backward", [=](benchmark::State& st) { bench_typed_backward<__nv_bfloat16>(st, l); });
+    add("fp32_backward", [=](benchmark::State& st) { bench_typed_backward<float>(st, l); });
+    if (linrec::chosen_strategy<__nv_bfloat16>(l) == linrec::strategy::channel_walk) {
+      add("tune_bf16_staged_walk", [=](benchmark::State& st) { bench_typed<__nv_bfloat16, bf16_staged_walk>(st, l); });
+      add("tune_bf16_wide_walk", [=](benchmark::State& st) { bench_typed<__nv_bfloat16, bf16_wide_walk>(st, l); });
+    }
     if (linrec::chosen_strategy<__nv_bfloat16>(l) == linrec::strategy::channel_tiles) {
       add("tune_bf16_short_tiles", [=](benchmark::State& st) { bench_typed<__nv_bfloat16, bf16_short_tiles>(st, l); });
     }

@@ -176,9 +176,10 @@ void expect_gradients_match(const backward_case<T>& c, const gradients<T>& out, 
     EXPECT_EQ(touched, 0) << what << " written outside its elements; " << c.forward.describe();
     EXPECT_LE(d.rel_l2, std::max(2 * q.rel_l2, 8 * eps)) << what << "; " << c.forward.describe();
     EXPECT_LE(d.max_abs, std::max(2 * q.max_abs, 8 * eps * d.ref_max)) << what << "; " << c.forward.describe();
+    return q;
   };
   check("da", out.da, loop.da, ref.da, l.a, true);
-  check("db", out.db, loop.db, ref.db, l.b, db_own_buffer);
+  const error_stats db_loop = check("db", out.db, loop.db, ref.db, l.b, db_own_buffer);
   double worst = 0, scale = 0, loop_worst = 0;
   for (std::size_t i = 0; i < ref.dh0.size(); ++i) {
     EXPECT_FALSE(is_poison(out.dh0[i])) << "dh0[" << i << "] unwritten; " << c.forward.describe();
@@ -186,12 +187,23 @@ void expect_gradients_match(const backward_case<T>& c, const gradients<T>& out, 
     loop_worst = std::fmax(loop_worst, double(std::fabs(R(loop.dh0[i]) - ref.dh0[i])));
     scale = std::fmax(scale, double(std::fabs(ref.dh0[i])));
   }
-  EXPECT_LE(worst, std::max(2 * loop_worst, 8 * eps * std::fmax(scale, 1.0))) << "dh0; " << c.forward.describe();
+  // dh0 = conj(a[0]) δ[0] with |a[0]| <= 1 in every case here: its error is at most δ[0]'s plus one
+  // rounding, and δ's is checked above against twice the loop's over the whole tensor. That bound
+  // is steadier than the loop's own dh0 error, a max over batch × channels values only (10 in
+  // one case, where the loop's error fell just under half the device's on a random seed).
+  EXPECT_LE(worst, std::max({2 * loop_worst, 2 * db_loop.max_abs + 8 * eps * scale, 8 * eps * std::fmax(scale, 1.0)}))
+      << "dh0; " << c.forward.describe();
 }
 
 template <typename T, strategy S>
 struct forced_policy : linrec::default_policy<T> {
   static constexpr strategy forced = S;
+};
+
+// The channel walk staging each thread's next tile in shared memory (off by default).
+template <typename T>
+struct staged_walk : forced_policy<T, strategy::channel_walk> {
+  static constexpr bool channel_walk_prefetch = true;
 };
 
 template <typename T>
@@ -257,6 +269,7 @@ TYPED_TEST(backward_test, tensors_match_the_float64_adjoint_on_every_path) {
       this->check(rev(tensor_layout::batch_channels_time(2, length, 5)), a_dist::long_memory);
       this->template check<forced_policy<T, strategy::channel_tiles>>(rev(tensor_layout::batch_time_channels(1, length, 1000)));
       this->template check<forced_policy<T, strategy::channel_walk>>(rev(tensor_layout::batch_time_channels(2, length, 67)));
+      this->template check<staged_walk<T>>(rev(tensor_layout::batch_time_channels(2, length, 130)));
     }
     this->check(rev(tensor_layout::batch_time_channels(1, (1 << 16) + 5, 64)), a_dist::long_memory);
     const std::int64_t B = 2, L = 150, C = 48;

@@ -28,6 +28,11 @@ template <typename T>
 struct walk_policy : linrec::default_policy<T> {
   static constexpr strategy forced = strategy::channel_walk;
 };
+// The walk with each thread's next tile staged in shared memory (off by default).
+template <typename T>
+struct staged_walk_policy : walk_policy<T> {
+  static constexpr bool channel_walk_prefetch = true;
+};
 
 // The look-back kernel that resolves each tile before claiming the next (the default defers).
 template <typename T>
@@ -249,7 +254,7 @@ TYPED_TEST(tensor_layouts_test, channel_walk_matches_reference) {
   using P = walk_policy<TypeParam>;
   EXPECT_EQ((linrec::chosen_strategy<TypeParam, P>(tensor_layout::batch_time_channels(1, 10, 10))), strategy::channel_walk);
   using D = linrec::default_policy<TypeParam>;
-  constexpr std::int64_t steps = D::channel_walk_steps * (D::channel_walk_threads / 8);  // a walk tile's steps
+  constexpr std::int64_t steps = D::channel_walk_steps * (D::channel_walk_threads / D::channel_walk_lanes);  // a walk tile's steps
   for (const std::int64_t channels : {1, 3, 33, 1000}) {
     for (const std::int64_t length : {std::int64_t(1), steps - 1, steps, steps + 1, 5 * steps + 3}) {
       SCOPED_TRACE(::testing::Message() << "channels " << channels << " length " << length);
@@ -262,8 +267,18 @@ TYPED_TEST(tensor_layouts_test, channel_walk_matches_reference) {
   this->template check<P>(broadcast);
   this->template check<P>(tensor_layout::batch_time_channels(2, 130, 67), a_dist::half_to_one, true, -1, 1);
   this->template check<P>(tensor_layout::batch_channels_time(2, 300, 10), a_dist::long_memory);
+  // Staged: whole tiles come through shared memory, the ragged last tile and unaligned operands
+  // (element-wise) straight from global memory, and groups after the first reuse the stage.
+  using Staged = staged_walk_policy<TypeParam>;
+  for (const std::int64_t length : {std::int64_t(1), steps - 1, steps + 1, 5 * steps + 3}) {
+    SCOPED_TRACE(::testing::Message() << "staged, length " << length);
+    this->template check<Staged>(tensor_layout::batch_time_channels(3, length, 1000));
+    this->template check<Staged>(tensor_layout::time_batch_channels(2, length, 33), a_dist::minus_one_to_one);
+    this->template check<Staged>(tensor_layout::batch_time_channels(2, length, 130).reversed(), a_dist::long_memory);
+  }
+  this->template check<Staged>(tensor_layout::batch_time_channels(2, 130, 67), a_dist::half_to_one, true, -1, 1);
   // Chosen automatically once there are enough channel groups.
-  const auto many = tensor_layout::batch_time_channels(4, 50, 8200);
+  const auto many = tensor_layout::batch_time_channels(8, 50, 8200);
   EXPECT_EQ(linrec::chosen_strategy<TypeParam>(many), strategy::channel_walk);
   this->check(many);
 }

@@ -133,7 +133,7 @@ TEST(tensor_path_choice, follows_the_strides) {
   // Channels contiguous, or anything else: channel tiles.
   EXPECT_EQ(linrec::chosen_strategy<float>(tensor_layout::batch_time_channels(1, 4096, 1024)), strategy::channel_tiles);
   EXPECT_EQ(linrec::chosen_strategy<float>(tensor_layout::time_batch_channels(2, 4096, 4096)), strategy::channel_tiles);
-  // Many channel groups (batch x channels / 32 >= 1024 for float): a block walks each group.
+  // Many channel groups (batch x channels / 64 >= 512 for float): a block walks each group.
   EXPECT_EQ(linrec::chosen_strategy<float>(tensor_layout::time_batch_channels(8, 4096, 4096)), strategy::channel_walk);
   EXPECT_EQ(linrec::chosen_strategy<float>(tensor_layout::batch_time_channels(1, 1024, 262144)), strategy::channel_walk);
   tensor_layout broadcast = tensor_layout::batch_channels_time(4, 1000, 8);

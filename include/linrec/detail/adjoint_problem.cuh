@@ -128,23 +128,37 @@ struct channel_adjoint_problem {
     return {Acc(0), g_final != nullptr ? convert<Acc>(g_final[batch_index * channels + channel]) : Acc(0)};
   }
 
+  // The straight path (as channel_problem's): a at steps t0-1 … and g at t0 …, past the first.
+  using first_type = T;
+  using second_type = T;
+  template <int Steps>
+  __device__ __forceinline__ bool straight(std::int64_t t0, bool vector) const {
+    return vector && t0 > 0 && t0 + Steps <= length;
+  }
+  template <int Steps, typename Visit>
+  __device__ __forceinline__ void visit_straight(std::int64_t batch_index, std::int64_t t0, std::int64_t channel0,
+                                                 Visit&& visit) const {
+#pragma unroll
+    for (int s = 0; s < Steps; ++s) visit(first_operand{}, s, a + sa.offset(batch_index, t0 + s - 1, channel0));
+#pragma unroll
+    for (int s = 0; s < Steps; ++s) visit(second_operand{}, s, g + sh.offset(batch_index, t0 + s, channel0));
+  }
+  template <int Steps>
+  __device__ __forceinline__ void assemble(const Acc (&first)[Steps][width], const Acc (&second)[Steps][width],
+                                           affine<Acc> (&items)[Steps][width]) const {
+#pragma unroll
+    for (int s = 0; s < Steps; ++s) {
+#pragma unroll
+      for (int v = 0; v < width; ++v) items[s][v] = {conjugate(first[s][v]), second[s][v]};
+    }
+  }
+
   // Step t: (conj(a) at step t-1, or 1 at t = 0; g at t).
   template <int Steps>
   __device__ __forceinline__ void load(std::int64_t batch_index, std::int64_t t0, std::int64_t channel0, bool vector,
                                        affine<Acc> (&items)[Steps][width]) const {
-    if (vector && t0 > 0 && t0 + Steps <= length) {
-      // Every step in time and past the first, vectors throughout: all loads issued before any
-      // is used (as in channel_problem::load).
-      Acc va[Steps][width], vg[Steps][width];
-#pragma unroll
-      for (int s = 0; s < Steps; ++s) load_run(a + sa.offset(batch_index, t0 + s - 1, channel0), va[s]);
-#pragma unroll
-      for (int s = 0; s < Steps; ++s) load_run(g + sh.offset(batch_index, t0 + s, channel0), vg[s]);
-#pragma unroll
-      for (int s = 0; s < Steps; ++s) {
-#pragma unroll
-        for (int v = 0; v < width; ++v) items[s][v] = {conjugate(va[s][v]), vg[s][v]};
-      }
+    if (straight<Steps>(t0, vector)) {
+      load_straight(*this, batch_index, t0, channel0, items);
       return;
     }
     Acc va[width], vg[width];

@@ -41,6 +41,31 @@ __device__ __forceinline__ void store_channel_run(S* x, const tensor_strides& s,
   }
 }
 
+/// Tags for the two operands a channel problem's straight path reads.
+struct first_operand {
+  static constexpr bool first = true;
+};
+struct second_operand {
+  static constexpr bool first = false;
+};
+
+/// A straight run loaded directly: every vector of both operands issued before any is used.
+template <typename Problem, int Steps>
+__device__ __forceinline__ void load_straight(const Problem& p, std::int64_t batch_index, std::int64_t t0,
+                                              std::int64_t channel0,
+                                              affine<typename Problem::value_type> (&items)[Steps][Problem::width]) {
+  using Acc = typename Problem::value_type;
+  Acc first[Steps][Problem::width], second[Steps][Problem::width];
+  p.template visit_straight<Steps>(batch_index, t0, channel0, [&](auto operand, int s, const auto* x) {
+    if constexpr (decltype(operand)::first) {
+      load_run(x, first[s]);
+    } else {
+      load_run(x, second[s]);
+    }
+  });
+  p.assemble(first, second, items);
+}
+
 /// The arguments of the channel kernels, and how they read and write a thread's part of a tile:
 /// `Steps` time steps (from t0, in scan order) of `width` channels (from channel0). The kernels
 /// are written against this interface (value_type, width, batch, length, channels, vectors, seed,
@@ -68,22 +93,41 @@ struct channel_problem {
     return {Acc(0), h0 != nullptr ? convert<Acc>(h0[batch_index * channels + channel]) : Acc(0)};
   }
 
+  /// The straight path: a thread's `Steps` steps are all in time and 16-byte vectors throughout,
+  /// so they load as one run of vectors with no branch between them (and the walk may stage them
+  /// through shared memory ahead of use: channel_stage).
+  using first_type = A;
+  using second_type = B;
+  template <int Steps>
+  __device__ __forceinline__ bool straight(std::int64_t t0, bool vector) const {
+    return vector && t0 + Steps <= length;
+  }
+  /// The straight path's sources: visit(operand, step, pointer) for each step of a, then of b;
+  /// operand is first_operand or second_operand.
+  template <int Steps, typename Visit>
+  __device__ __forceinline__ void visit_straight(std::int64_t batch_index, std::int64_t t0, std::int64_t channel0,
+                                                 Visit&& visit) const {
+#pragma unroll
+    for (int s = 0; s < Steps; ++s) visit(first_operand{}, s, a + sa.offset(batch_index, t0 + s, channel0));
+#pragma unroll
+    for (int s = 0; s < Steps; ++s) visit(second_operand{}, s, b + sb.offset(batch_index, t0 + s, channel0));
+  }
+  /// The items of a straight run from the values visit_straight's sources hold.
+  template <int Steps>
+  __device__ __forceinline__ void assemble(const Acc (&first)[Steps][width], const Acc (&second)[Steps][width],
+                                           affine<Acc> (&items)[Steps][width]) const {
+#pragma unroll
+    for (int s = 0; s < Steps; ++s) {
+#pragma unroll
+      for (int v = 0; v < width; ++v) items[s][v] = {first[s][v], second[s][v]};
+    }
+  }
+
   template <int Steps>
   __device__ __forceinline__ void load(std::int64_t batch_index, std::int64_t t0, std::int64_t channel0, bool vector,
                                        affine<Acc> (&items)[Steps][width]) const {
-    if (vector && t0 + Steps <= length) {
-      // Every step in time and vectors throughout: all loads issued before any is used, with no
-      // branch between them whose merge could wait on one.
-      Acc va[Steps][width], vb[Steps][width];
-#pragma unroll
-      for (int s = 0; s < Steps; ++s) load_run(a + sa.offset(batch_index, t0 + s, channel0), va[s]);
-#pragma unroll
-      for (int s = 0; s < Steps; ++s) load_run(b + sb.offset(batch_index, t0 + s, channel0), vb[s]);
-#pragma unroll
-      for (int s = 0; s < Steps; ++s) {
-#pragma unroll
-        for (int v = 0; v < width; ++v) items[s][v] = {va[s][v], vb[s][v]};
-      }
+    if (straight<Steps>(t0, vector)) {
+      load_straight(*this, batch_index, t0, channel0, items);
       return;
     }
     Acc va[width], vb[width];

@@ -5,17 +5,23 @@
 
 #include <linrec/affine.cuh>
 #include <linrec/detail/channel_problem.cuh>
+#include <linrec/detail/channel_stage.cuh>
 #include <linrec/detail/channel_tile_scan.cuh>
 #include <linrec/detail/channel_tiles_kernel.cuh>
 
 #include <cstdint>
+#include <type_traits>
 
 namespace linrec::detail {
 
 // At least 512 threads' worth of blocks per SM (128 registers a thread): [8, 4096, 4096] makes
 // 1024 walk blocks of 64 threads, one wave on the H200 at 8 per SM; at 150 registers (6 per SM)
 // it took two, 0.39 against 0.89 of copy.
-template <int Threads, int Lanes, int Steps, typename Problem>
+//
+// With Prefetch, each thread's next tile is copied into shared memory (channel_stage) as soon as
+// the current one's scan has read its own, so its loads overlap the rest of the current tile
+// instead of starting after its stores.
+template <int Threads, int Lanes, int Steps, bool Prefetch, typename Problem>
 __global__ void __launch_bounds__(Threads, 512 / Threads) channel_walk_kernel(Problem p, channel_tiling tiling) {
   using T = typename Problem::value_type;
   using V = affine<T>;
@@ -25,6 +31,8 @@ __global__ void __launch_bounds__(Threads, 512 / Threads) channel_walk_kernel(Pr
   const affine_scan_op op;
   __shared__ typename tile_scan::temp_storage scan_storage;
   __shared__ V tile_totals[tile_scan::group];  // the carry after each tile, from the last row
+  using stage = channel_stage<Threads, Steps, Problem>;
+  __shared__ std::conditional_t<Prefetch, typename stage::temp_storage, char> staged;
 
   const int lane = static_cast<int>(threadIdx.x) % Lanes;
   const bool last_row = static_cast<int>(threadIdx.x) / Lanes == rows - 1;
@@ -39,8 +47,27 @@ __global__ void __launch_bounds__(Threads, 512 / Threads) channel_walk_kernel(Pr
         }
       }
       V items[Steps][width];
-      p.load(here.batch_index, here.t0, here.channel0, here.vector, items);
-      tile_scan::scan(scan_storage, items);
+      if constexpr (Prefetch) {
+        if (chunk == 0 && p.template straight<Steps>(here.t0, here.vector)) {
+          stage::fetch(staged, p, here.batch_index, here.t0, here.channel0);
+        }
+        if (p.template straight<Steps>(here.t0, here.vector)) {
+          stage::read(staged, p, items);
+        } else {
+          p.load(here.batch_index, here.t0, here.channel0, here.vector, items);
+        }
+      } else {
+        p.load(here.batch_index, here.t0, here.channel0, here.vector, items);
+      }
+      tile_scan::scan(scan_storage, items);  // its barrier: every thread has read its staged run
+      if constexpr (Prefetch) {
+        if (chunk + 1 < tiling.chunks) {
+          const channel_place next = locate_channel_tile<Lanes, Steps>(p, tiling, (chunk + 1) * tiling.groups + group);
+          if (p.template straight<Steps>(next.t0, next.vector)) {
+            stage::fetch(staged, p, next.batch_index, next.t0, next.channel0);
+          }
+        }
+      }
 #pragma unroll
       for (int v = 0; v < width; ++v) {
 #pragma unroll

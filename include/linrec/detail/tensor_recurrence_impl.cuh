@@ -57,8 +57,18 @@ status launch_channel_tiles(const tensor_plan& pl, void* temp, const Problem& p,
 template <typename Policy, typename Problem>
 status launch_channel_walk(const tensor_plan& pl, const Problem& p, cudaStream_t stream) {
   constexpr int threads = Policy::channel_walk_threads;
-  channel_walk_kernel<threads, Policy::channel_walk_lanes, Policy::channel_walk_steps, Problem>
-      <<<grid_blocks(pl.tiling.groups), threads, 0, stream>>>(p, pl.tiling);
+  const auto kernel = channel_walk_kernel<threads, Policy::channel_walk_lanes, Policy::channel_walk_steps,
+                                          Policy::channel_walk_prefetch, Problem>;
+  if constexpr (Policy::channel_walk_prefetch) {
+    // The staged tiles take shared memory the default split may leave to L1, which would cut
+    // the blocks per SM; the walk reads nothing twice, so L1 is worth less than occupancy.
+    if (const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                                   cudaSharedmemCarveoutMaxShared);
+        e != cudaSuccess) {
+      return status(e);
+    }
+  }
+  kernel<<<grid_blocks(pl.tiling.groups), threads, 0, stream>>>(p, pl.tiling);
   return status(cudaPeekAtLastError());
 }
 

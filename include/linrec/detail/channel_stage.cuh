@@ -1,0 +1,85 @@
+// linrec/detail/channel_stage.cuh — a thread's next straight channel tile, copied from global to
+// shared memory by cp.async while the block still scans and stores the current one, so a walking
+// block always has a tile's loads in flight without holding them in registers.
+#pragma once
+
+#include <linrec/affine.cuh>
+#include <linrec/detail/channel_problem.cuh>
+#include <linrec/detail/tile_io.cuh>
+
+#include <cuda_pipeline.h>
+
+#include <cstring>
+#include <type_traits>
+
+namespace linrec::detail {
+
+/// One staged run per thread of a Threads-thread block: `Steps` steps of `Problem::width` channels
+/// of both operands of the problem's straight path (see channel_problem::visit_straight), kept
+/// as raw 16-byte vectors. Slot k of every thread lies side by side, so a warp's copies and reads
+/// of one slot touch consecutive 16-byte words: no bank conflicts.
+///
+/// Each thread reads back only what it copied itself, so no barrier is needed between the copy and
+/// the read, only the thread's own wait. Between reading a run and copying the next one over it,
+/// the caller must pass a __syncthreads() (the reads are then performed before the copies).
+template <int Threads, int Steps, typename Problem>
+struct channel_stage {
+  using Acc = typename Problem::value_type;
+  static constexpr int width = Problem::width;
+  using first_type = typename Problem::first_type;
+  using second_type = typename Problem::second_type;
+  static constexpr int first_vectors = width * int(sizeof(first_type)) / 16;    // per step
+  static constexpr int second_vectors = width * int(sizeof(second_type)) / 16;  // per step
+  static constexpr int slots = Steps * (first_vectors + second_vectors);
+  static_assert(width * sizeof(first_type) % 16 == 0 && width * sizeof(second_type) % 16 == 0,
+                "a thread's channels must be whole 16-byte vectors of both operands");
+
+  struct temp_storage {
+    uint4 slot[slots][Threads];
+  };
+
+  /// Starts copying the straight run at (batch_index, t0, channel0) into this thread's slots.
+  static __device__ __forceinline__ void fetch(temp_storage& storage, const Problem& p, std::int64_t batch_index,
+                                               std::int64_t t0, std::int64_t channel0) {
+    p.template visit_straight<Steps>(batch_index, t0, channel0, [&](auto operand, int s, const auto* x) {
+      using S = std::remove_cv_t<std::remove_pointer_t<decltype(x)>>;
+      constexpr bool first = decltype(operand)::first;
+      constexpr int vectors = first ? first_vectors : second_vectors;
+      const int base = first ? s * first_vectors : Steps * first_vectors + s * second_vectors;
+#pragma unroll
+      for (int c = 0; c < vectors; ++c) {
+        __pipeline_memcpy_async(&storage.slot[base + c][threadIdx.x], x + c * vector_width<S>, 16);
+      }
+    });
+    __pipeline_commit();
+  }
+
+  /// Waits for this thread's copies and converts them into the run's items.
+  static __device__ __forceinline__ void read(const temp_storage& storage, const Problem& p,
+                                              affine<Acc> (&items)[Steps][width]) {
+    __pipeline_wait_prior(0);
+    Acc first[Steps][width], second[Steps][width];
+#pragma unroll
+    for (int s = 0; s < Steps; ++s) {
+      unpack<first_vectors, first_type>(storage, s * first_vectors, first[s]);
+      unpack<second_vectors, second_type>(storage, Steps * first_vectors + s * second_vectors, second[s]);
+    }
+    p.assemble(first, second, items);
+  }
+
+ private:
+  template <int Vectors, typename S>
+  static __device__ __forceinline__ void unpack(const temp_storage& storage, int base, Acc (&values)[width]) {
+    constexpr int per_vector = vector_width<S>;
+#pragma unroll
+    for (int c = 0; c < Vectors; ++c) {
+      const uint4 raw = storage.slot[base + c][threadIdx.x];
+      S e[per_vector];
+      memcpy(e, &raw, sizeof(raw));
+#pragma unroll
+      for (int k = 0; k < per_vector; ++k) values[c * per_vector + k] = convert<Acc>(e[k]);
+    }
+  }
+};
+
+}  // namespace linrec::detail
