@@ -262,13 +262,15 @@ struct bf16_short_tiles : linrec::default_policy<__nv_bfloat16> {
 };
 
 // Tuning: the bf16 channel walk with each thread's next tile staged in shared memory (4 steps a
-// thread, where staging lifted fp32's 4-step walk), and with 128-channel groups (16 lanes).
+// thread, where staging lifted fp32's 4-step walk), and with 128-channel groups (128 threads of 16
+// lanes, as fp32's default shape).
 struct bf16_staged_walk : linrec::default_policy<__nv_bfloat16> {
   static constexpr linrec::strategy forced = linrec::strategy::channel_walk;
   static constexpr bool channel_walk_prefetch = true;
 };
 struct bf16_wide_walk : linrec::default_policy<__nv_bfloat16> {
   static constexpr linrec::strategy forced = linrec::strategy::channel_walk;
+  static constexpr int channel_walk_threads = 128;
   static constexpr int channel_walk_lanes = 16;
 };
 

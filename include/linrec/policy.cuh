@@ -106,14 +106,14 @@ struct default_policy {
   static constexpr std::int64_t block_per_row_min_rows = 1024;
 
   /// channel_walk: threads per block, and lanes across channels (each lane takes vector_items
-  /// channels): a group is 64 channels for float and the 2-byte types, 32 for double, so each
-  /// time step of a group is one contiguous run of 128–256 bytes per operand. On the H200 at
-  /// [8, 4096, 4096] fp32, 128 threads of 16 lanes measured 0.93–0.94 of copy against 0.86–0.87
-  /// for 64 threads of 8 lanes (32 channels), and 0.95 against 0.88 at [1, 1024, 262144] (the
-  /// sequential loop: 0.93). The 2-byte types keep 64-channel groups (8 lanes): 128 channels
-  /// would leave [8, 4096, 4096] 256 groups, too few to walk.
-  static constexpr int channel_walk_threads = 128;
-  static constexpr int channel_walk_lanes = vector_items >= 8 ? 8 : 16;
+  /// channels). For 4- to 16-byte operands, 16 lanes: 256 contiguous bytes per operand each time
+  /// step of a group (64 channels of float). On the H200 at [8, 4096, 4096] fp32, 128 threads of
+  /// 16 lanes measured 0.93 of copy against 0.86–0.87 for 64 threads of 8 lanes (32 channels),
+  /// and 0.95 against 0.88 at [1, 1024, 262144] (the sequential loop: 0.93). The 2-byte types
+  /// keep 64 threads of 4 lanes (32 channels): at [8, 4096, 4096] bf16 that measured 0.45–0.48,
+  /// against 0.39 for 128 threads of 8 lanes and 0.35 of 16.
+  static constexpr int channel_walk_threads = vector_items >= 8 ? 64 : 128;
+  static constexpr int channel_walk_lanes = vector_items >= 8 ? 4 : 16;
   /// channel_walk: time steps each thread scans, for 64 registers of state (float: 8 steps of 4
   /// channels; 0.89 of copy at [8, 4096, 4096] against 0.83 with 4, at 64 threads of 8 lanes).
   static constexpr int channel_walk_steps =
@@ -124,8 +124,8 @@ struct default_policy {
   /// (256 threads of 32 lanes: 0.92 against 0.85 at [8, 4096, 4096]).
   static constexpr bool channel_walk_prefetch = false;
   /// channel_walk, automatic: the fewest channel groups (batch × groups of the walk's channels)
-  /// that take it: about one block of 128 threads per group resident on an H200, four per SM.
-  static constexpr std::int64_t channel_walk_min_groups = 512;
+  /// that take it: 65536 threads' worth of walk blocks, about one wave on an H200.
+  static constexpr std::int64_t channel_walk_min_groups = 65536 / channel_walk_threads;
   /// channel_tiles: threads per block, time steps each thread scans in registers (each for
   /// vector_items consecutive channels: twice the walk's, 128 registers of state), and the blocks
   /// per SM the kernel is compiled to fit: one, so a thread may hold that much.
