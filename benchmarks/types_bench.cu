@@ -12,8 +12,10 @@
 
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -75,6 +77,47 @@ double difference(const S& x, const S& y) {
   }
 }
 
+// The worst of |got - want| / (1 + |want|) over n elements of two device arrays.
+template <typename S>
+double worst_difference(const S* got_d, const S* want_d, std::int64_t n) {
+  std::vector<S> got(static_cast<std::size_t>(n)), want(static_cast<std::size_t>(n));
+  CHECK(cudaMemcpy(got.data(), got_d, std::size_t(n) * sizeof(S), cudaMemcpyDeviceToHost));
+  CHECK(cudaMemcpy(want.data(), want_d, std::size_t(n) * sizeof(S), cudaMemcpyDeviceToHost));
+  double worst = 0;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    const double e = difference(got[i], want[i]) / (1 + magnitude(want[i]));
+    worst = std::isnan(e) ? INFINITY : std::max(worst, e);
+  }
+  return worst;
+}
+
+// Both sides round the accumulator's result once: they may differ by an ulp of the storage type
+// (2^-7 relative for bf16) plus the accumulators' roundings in their different orders.
+template <typename S>
+constexpr double storage_tolerance() {
+  return sizeof(S) == 2 ? 1.0 / 64 : 1e-4;
+}
+
+// Times `call` over the rotated copies and sets the counters, for `moved` bytes a call of which
+// `bytes_per_element` per element, against a copy of the same bytes taking `roofline_ms`.
+void time_and_count(benchmark::State& state, const std::function<void(int)>& call, std::size_t moved, int copies,
+                    double roofline_ms, std::size_t bytes_per_element) {
+  const int calls = calls_per_batch(std::int64_t(moved));
+  time_batch(call, calls, copies);
+  std::vector<double> ms;
+  for (auto _ : state) {
+    const double t = time_batch(call, calls, copies).device_ms;
+    ms.push_back(t);
+    state.SetIterationTime(t * 1e-3);
+  }
+  const double med = median(ms);
+  state.counters["median_us"] = 1e3 * med;
+  state.counters["bytes_per_element"] = double(bytes_per_element);
+  state.counters["GBps"] = double(moved) / (med * 1e-3) / 1e9;
+  state.counters["copy_GBps"] = double(moved) / (roofline_ms * 1e-3) / 1e9;
+  state.counters["copy_fraction"] = roofline_ms / med;
+}
+
 template <typename S, typename Policy = linrec::auto_policy>
 void bench_typed(benchmark::State& state, tensor_layout l) {
   const std::int64_t n = l.elements();
@@ -111,18 +154,9 @@ void bench_typed(benchmark::State& state, tensor_layout l) {
     sequential_typed<<<unsigned((l.batch * l.channels + 127) / 128), 128, 0, bench_stream()>>>(a[0], b[0], expected, l);
     CHECK(cudaGetLastError());
     CHECK(cudaStreamSynchronize(bench_stream()));  // a non-blocking stream: the copies below do not wait
-    std::vector<S> got(static_cast<std::size_t>(n)), want(static_cast<std::size_t>(n));
-    CHECK(cudaMemcpy(got.data(), h[0], std::size_t(n) * sizeof(S), cudaMemcpyDeviceToHost));
-    CHECK(cudaMemcpy(want.data(), expected, std::size_t(n) * sizeof(S), cudaMemcpyDeviceToHost));
+    const double worst = worst_difference(h[0], expected, n);
     CHECK(cudaFree(expected));
-    // Both round the accumulator's result once: they may differ by an ulp of the storage type
-    // (2^-7 relative for bf16) plus the accumulator's roundings.
-    const double tolerance = sizeof(S) == 2 ? 1.0 / 64 : 1e-4;
-    double worst = 0;
-    for (std::size_t i = 0; i < got.size(); ++i) {
-      const double e = difference(got[i], want[i]) / (1 + magnitude(want[i]));
-      worst = std::isnan(e) ? INFINITY : std::max(worst, e);
-    }
+    const double tolerance = storage_tolerance<S>();
     if (!(worst <= tolerance)) {
       state.SkipWithError(("differs from the sequential loop by " + std::to_string(worst)).c_str());
       ok = false;
@@ -130,22 +164,7 @@ void bench_typed(benchmark::State& state, tensor_layout l) {
   } else {
     state.SkipWithError(status.message());
   }
-  if (ok) {
-    const int calls = calls_per_batch(std::int64_t(moved));
-    time_batch(call, calls, copies);
-    std::vector<double> ms;
-    for (auto _ : state) {
-      const double t = time_batch(call, calls, copies).device_ms;
-      ms.push_back(t);
-      state.SetIterationTime(t * 1e-3);
-    }
-    const double med = median(ms);
-    state.counters["median_us"] = 1e3 * med;
-    state.counters["bytes_per_element"] = double(3 * sizeof(S));
-    state.counters["GBps"] = double(moved) / (med * 1e-3) / 1e9;
-    state.counters["copy_GBps"] = double(moved) / (roofline_ms * 1e-3) / 1e9;
-    state.counters["copy_fraction"] = roofline_ms / med;
-  }
+  if (ok) time_and_count(state, call, moved, copies, roofline_ms, 3 * sizeof(S));
   for (int c = 0; c < copies; ++c) cudaFree(a[c]), cudaFree(b[c]), cudaFree(h[c]);
   cudaFree(temp);
 }
@@ -169,20 +188,6 @@ __global__ void sequential_adjoint_typed(const S* a, const S* h, const S* g, S* 
       da[l.a.offset(bi, t, c)] = convert<S>(linrec::detail::multiply(delta, before));
     }
   }
-}
-
-// The worst of |got - want| / (1 + |want|) over n elements of two device arrays.
-template <typename S>
-double worst_difference(const S* got_d, const S* want_d, std::int64_t n) {
-  std::vector<S> got(static_cast<std::size_t>(n)), want(static_cast<std::size_t>(n));
-  CHECK(cudaMemcpy(got.data(), got_d, std::size_t(n) * sizeof(S), cudaMemcpyDeviceToHost));
-  CHECK(cudaMemcpy(want.data(), want_d, std::size_t(n) * sizeof(S), cudaMemcpyDeviceToHost));
-  double worst = 0;
-  for (std::size_t i = 0; i < got.size(); ++i) {
-    const double e = difference(got[i], want[i]) / (1 + magnitude(want[i]));
-    worst = std::isnan(e) ? INFINITY : std::max(worst, e);
-  }
-  return worst;
 }
 
 // The backward pass in storage S: a, h and g read, da and db written (5 elements moved per step).
@@ -224,8 +229,7 @@ void bench_typed_backward(benchmark::State& state, tensor_layout l) {
   CHECK(cudaStreamSynchronize(bench_stream()));
   bool ok = status.ok();
   if (!ok) state.SkipWithError(status.message());
-  // As for the forward: one rounding to S on each side, plus the accumulators' orders.
-  const double tolerance = sizeof(S) == 2 ? 1.0 / 64 : 1e-4;
+  const double tolerance = storage_tolerance<S>();
   if (ok) {
     const double worst = std::max(worst_difference(da, want_da, n), worst_difference(db, want_db, n));
     if (!(worst <= tolerance)) {
@@ -233,22 +237,7 @@ void bench_typed_backward(benchmark::State& state, tensor_layout l) {
       ok = false;
     }
   }
-  if (ok) {
-    const int calls = calls_per_batch(std::int64_t(moved));
-    time_batch(call, calls, copies);
-    std::vector<double> ms;
-    for (auto _ : state) {
-      const double t = time_batch(call, calls, copies).device_ms;
-      ms.push_back(t);
-      state.SetIterationTime(t * 1e-3);
-    }
-    const double med = median(ms);
-    state.counters["median_us"] = 1e3 * med;
-    state.counters["bytes_per_element"] = double(5 * sizeof(S));
-    state.counters["GBps"] = double(moved) / (med * 1e-3) / 1e9;
-    state.counters["copy_GBps"] = double(moved) / (roofline_ms * 1e-3) / 1e9;
-    state.counters["copy_fraction"] = roofline_ms / med;
-  }
+  if (ok) time_and_count(state, call, moved, copies, roofline_ms, 5 * sizeof(S));
   for (int c = 0; c < copies; ++c) cudaFree(a[c]), cudaFree(g[c]), cudaFree(h[c]);
   cudaFree(da), cudaFree(db), cudaFree(want_da), cudaFree(want_db), cudaFree(temp);
 }
