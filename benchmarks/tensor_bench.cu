@@ -254,16 +254,15 @@ void bench_backward(benchmark::State& state, tensor_layout l, const std::string&
   cudaFree(da), cudaFree(db);
 }
 
-// Tuning candidates for the channel tiles.
-template <linrec::strategy S, int MinBlocks, int Steps = 4, int WalkThreads = 64, int MaxLanes = 32, int Threads = 256>
-struct channel_tuning : linrec::default_policy<float> {
-  static constexpr linrec::strategy forced = S;
+// Tuning candidates for the channel tiles: blocks per SM, steps a thread scans, the most lanes
+// across channels, and block threads.
+template <int MinBlocks, int Steps, int MaxLanes, int Threads = 256>
+struct tiles_tuning : linrec::default_policy<float> {
+  static constexpr linrec::strategy forced = linrec::strategy::channel_tiles;
   static constexpr int channel_min_blocks = MinBlocks;
   static constexpr int channel_max_lanes = MaxLanes;
   static constexpr int channel_threads = Threads;
   static constexpr int channel_steps = Steps;
-  static constexpr int channel_walk_steps = Steps;
-  static constexpr int channel_walk_threads = WalkThreads;
 };
 // Tuning candidates for the channel walk: block threads, lanes across channels (each 4 channels),
 // steps a thread scans, and whether the next tile is staged in shared memory.
@@ -275,7 +274,6 @@ struct walk_tuning : linrec::default_policy<float> {
   static constexpr int channel_walk_steps = Steps;
   static constexpr bool channel_walk_prefetch = Prefetch;
 };
-using linrec::strategy;
 
 void register_all() {
   struct shape {
@@ -310,18 +308,17 @@ void register_all() {
       add("linrec_backward", [=](benchmark::State& st) { bench_backward(st, l, dims); });
     }
     if (s.batch * s.channels < 256 * 32) {  // the shapes that take channel_tiles (default: 8 lanes x 16 steps, 1 block per SM)
-      add("tune_tiles_s4_lanes32", [=](benchmark::State& st) { bench_linrec<channel_tuning<strategy::channel_tiles, 2, 4, 64, 32>>(st, l, dims); });
-      add("tune_tiles_s8_lanes16", [=](benchmark::State& st) { bench_linrec<channel_tuning<strategy::channel_tiles, 2, 8, 64, 16>>(st, l, dims); });
-      add("tune_tiles_s8_lanes32", [=](benchmark::State& st) { bench_linrec<channel_tuning<strategy::channel_tiles, 2, 8, 64, 32>>(st, l, dims); });
-      add("tune_tiles_512x8_lanes8_mb1", [=](benchmark::State& st) { bench_linrec<channel_tuning<strategy::channel_tiles, 1, 8, 64, 8, 512>>(st, l, dims); });
-      add("tune_tiles_s8_lanes8", [=](benchmark::State& st) { bench_linrec<channel_tuning<strategy::channel_tiles, 2, 8, 64, 8>>(st, l, dims); });
-      add("tune_tiles_s4_lanes8_mb3", [=](benchmark::State& st) { bench_linrec<channel_tuning<strategy::channel_tiles, 3, 4, 64, 8>>(st, l, dims); });
+      add("tune_tiles_s4_lanes32", [=](benchmark::State& st) { bench_linrec<tiles_tuning<2, 4, 32>>(st, l, dims); });
+      add("tune_tiles_s8_lanes16", [=](benchmark::State& st) { bench_linrec<tiles_tuning<2, 8, 16>>(st, l, dims); });
+      add("tune_tiles_s8_lanes32", [=](benchmark::State& st) { bench_linrec<tiles_tuning<2, 8, 32>>(st, l, dims); });
+      add("tune_tiles_512x8_lanes8_mb1", [=](benchmark::State& st) { bench_linrec<tiles_tuning<1, 8, 8, 512>>(st, l, dims); });
+      add("tune_tiles_s8_lanes8", [=](benchmark::State& st) { bench_linrec<tiles_tuning<2, 8, 8>>(st, l, dims); });
+      add("tune_tiles_s4_lanes8_mb3", [=](benchmark::State& st) { bench_linrec<tiles_tuning<3, 4, 8>>(st, l, dims); });
     }
     if (s.batch * s.channels >= 256 * 32) {  // enough groups for a block each to walk
       add("tune_walk_64x8_unstaged", [=](benchmark::State& st) { bench_linrec<walk_tuning<64, 8, 8, false>>(st, l, dims); });
       add("tune_walk_64x4", [=](benchmark::State& st) { bench_linrec<walk_tuning<64, 8, 4, true>>(st, l, dims); });
       add("tune_walk_lanes16_128x8", [=](benchmark::State& st) { bench_linrec<walk_tuning<128, 16, 8, true>>(st, l, dims); });
-      add("tune_walk_lanes16_128x8_unstaged", [=](benchmark::State& st) { bench_linrec<walk_tuning<128, 16, 8, false>>(st, l, dims); });
       add("tune_walk_lanes32_256x4", [=](benchmark::State& st) { bench_linrec<walk_tuning<256, 32, 4, true>>(st, l, dims); });
       add("tune_walk_lanes32_256x4_unstaged", [=](benchmark::State& st) { bench_linrec<walk_tuning<256, 32, 4, false>>(st, l, dims); });
     }
