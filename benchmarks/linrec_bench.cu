@@ -267,10 +267,11 @@ struct direct_lookback_tiles : lookback_tiles<Threads, Items> {
   static constexpr int lookback_stages = 0;
 };
 // The look-back kernels without staging, for comparison.
-template <int Threads, int Items, int MinBlocks, int TilesPerLane = 1>
+template <int Threads, int Items, int MinBlocks, int TilesPerLane = 1, int PrefetchRounds = 1>
 struct unstaged_deferred_tiles : deferred_lookback_tiles<Threads, Items, MinBlocks> {
   static constexpr int lookback_stages = 0;
   static constexpr int lookback_tiles_per_lane = TilesPerLane;
+  static constexpr int lookback_prefetch_rounds = PrefetchRounds;
 };
 // The staged look-back kernel at every size.
 template <int Threads, int Items, int Stages, int Deferral, int MinBlocks>
@@ -331,6 +332,8 @@ void register_all() {
     if (s.rows < 1024 || s.length == 4096) {
       add(name("tune_unstaged_direct_256x16", s), [=](benchmark::State& st) { bench_linrec<direct_lookback_tiles<256, 16>>(st, layout); });
       add(name("tune_unstaged_deferred_512x8", s), [=](benchmark::State& st) { bench_linrec<unstaged_deferred_tiles<512, 8, 2>>(st, layout); });
+      add(name("tune_deferred_512x8_no_prefetch", s), [=](benchmark::State& st) { bench_linrec<unstaged_deferred_tiles<512, 8, 2, 1, 0>>(st, layout); });
+      add(name("tune_deferred_512x8_prefetch2", s), [=](benchmark::State& st) { bench_linrec<unstaged_deferred_tiles<512, 8, 2, 1, 2>>(st, layout); });
       add(name("tune_deferred_512x8_reach2", s), [=](benchmark::State& st) { bench_linrec<unstaged_deferred_tiles<512, 8, 2, 2>>(st, layout); });
       add(name("tune_deferred_512x8_reach4", s), [=](benchmark::State& st) { bench_linrec<unstaged_deferred_tiles<512, 8, 2, 4>>(st, layout); });
       add(name("tune_staged_512x8_s3_d1_mb2", s), [=](benchmark::State& st) { bench_linrec<staged_tiles<512, 8, 3, 1, 2>>(st, layout); });

@@ -217,10 +217,11 @@ void bench_linrec(benchmark::State& state, tensor_layout l, const std::string& s
 
 // The backward pass (a, h, g read; da, db written: 20 B per element), its gradients checked against
 // a float64 adjoint on the host first. Counters as for the forward, rescaled to 20 B per element.
+template <typename Policy = linrec::default_policy<float>>
 void bench_backward(benchmark::State& state, tensor_layout l, const std::string& shape) {
   const std::int64_t n = l.elements();
   std::size_t bytes = 0;
-  if (!linrec::linear_recurrence_backward<float>(nullptr, bytes, nullptr, nullptr, nullptr, nullptr, nullptr, l)) {
+  if (!linrec::linear_recurrence_backward<float, Policy>(nullptr, bytes, nullptr, nullptr, nullptr, nullptr, nullptr, l)) {
     state.SkipWithError("size query failed");
     return;
   }
@@ -233,7 +234,7 @@ void bench_backward(benchmark::State& state, tensor_layout l, const std::string&
   linrec::status status;
   const auto call = [&](int c) {
     std::size_t temp_bytes = sets.temp_bytes;
-    status = linrec::linear_recurrence_backward<float>(sets.temp, temp_bytes, sets.a[c], sets.h[c], sets.b[c], da, db, l,
+    status = linrec::linear_recurrence_backward<float, Policy>(sets.temp, temp_bytes, sets.a[c], sets.h[c], sets.b[c], da, db, l,
                                                        nullptr, nullptr, nullptr, bench_stream());
   };
   call(0);
@@ -263,6 +264,14 @@ struct tiles_tuning : linrec::default_policy<float> {
   static constexpr int channel_max_lanes = MaxLanes;
   static constexpr int channel_threads = Threads;
   static constexpr int channel_steps = Steps;
+};
+// The channel tiles' L2 prefetch: tiles this many rounds ahead (forward only), and the backward
+// pass's h when a tile is loaded.
+template <int Rounds, bool StoreInputs>
+struct prefetch_tuning : linrec::default_policy<float> {
+  static constexpr linrec::strategy forced = linrec::strategy::channel_tiles;
+  static constexpr int channel_prefetch_rounds = Rounds;
+  static constexpr bool channel_prefetch_store_inputs = StoreInputs;
 };
 // Tuning candidates for the channel walk: block threads, lanes across channels (each 4 channels),
 // steps a thread scans, and whether the next tile is staged in shared memory.
@@ -307,7 +316,12 @@ void register_all() {
     if ((s.batch == 1 && s.length == 65536 && s.channels == 1024) || (s.batch == 8 && s.length == 4096)) {
       add("linrec_backward", [=](benchmark::State& st) { bench_backward(st, l, dims); });
     }
+    if (s.batch == 1 && s.length == 65536 && s.channels == 1024) {  // the backward pass on channel_tiles
+      add("tune_backward_tiles_no_prefetch", [=](benchmark::State& st) { bench_backward<prefetch_tuning<0, false>>(st, l, dims); });
+    }
     if (s.batch * s.channels < 256 * 32) {  // the shapes that take channel_tiles (default: 8 lanes x 16 steps, 1 block per SM)
+      add("tune_tiles_no_prefetch", [=](benchmark::State& st) { bench_linrec<prefetch_tuning<0, false>>(st, l, dims); });
+      add("tune_tiles_prefetch2", [=](benchmark::State& st) { bench_linrec<prefetch_tuning<2, true>>(st, l, dims); });
       add("tune_tiles_s4_lanes32", [=](benchmark::State& st) { bench_linrec<tiles_tuning<2, 4, 32>>(st, l, dims); });
       add("tune_tiles_s8_lanes16", [=](benchmark::State& st) { bench_linrec<tiles_tuning<2, 8, 16>>(st, l, dims); });
       add("tune_tiles_s8_lanes32", [=](benchmark::State& st) { bench_linrec<tiles_tuning<2, 8, 32>>(st, l, dims); });

@@ -66,10 +66,18 @@ __device__ __forceinline__ void load_straight(const Problem& p, std::int64_t bat
   p.assemble(first, second, items);
 }
 
+/// Asks L2 for a straight run's vectors of both operands; nothing for a run that is not straight.
+template <int Steps, typename Problem>
+__device__ __forceinline__ void prefetch_straight(const Problem& p, std::int64_t batch_index, std::int64_t t0,
+                                                  std::int64_t channel0, bool vector) {
+  if (!p.template straight<Steps>(t0, vector)) return;
+  p.template visit_straight<Steps>(batch_index, t0, channel0, [](auto, int, const auto* x) { prefetch_l2(x); });
+}
+
 /// The arguments of the channel kernels, and how they read and write a thread's part of a tile:
 /// `Steps` time steps (from t0, in scan order) of `width` channels (from channel0). The kernels
 /// are written against this interface (value_type, width, batch, length, channels, vectors, seed,
-/// load, store, has_final, write_final), so they also run the backward pass
+/// load, prefetch_ahead, prefetch_inputs, prefetch_store_inputs, store, has_final, write_final), so they also run the backward pass
 /// (channel_adjoint_problem). a, b and h are stored as A, B and H; the scan runs in Acc.
 /// Time runs forward in memory here: a reverse scan passes pointers at the last step and negated
 /// time strides.
@@ -143,6 +151,17 @@ struct channel_problem {
       }
     }
   }
+  /// What load() will read, asked into L2 ahead of time (straight runs only: it is a hint), and
+  /// whether kernels should.
+  static constexpr bool prefetch_ahead = true;
+  template <int Steps>
+  __device__ __forceinline__ void prefetch_inputs(std::int64_t batch_index, std::int64_t t0, std::int64_t channel0,
+                                                  bool vector) const {
+    prefetch_straight<Steps>(*this, batch_index, t0, channel0, vector);
+  }
+  /// What store() reads, requested into L2 when the tile is loaded: nothing here.
+  template <int Steps>
+  __device__ __forceinline__ void prefetch_store_inputs(std::int64_t, std::int64_t, std::int64_t, bool) const {}
   template <int Steps>
   __device__ __forceinline__ void store(std::int64_t batch_index, std::int64_t t0, std::int64_t channel0, bool vector,
                                         const affine<Acc> (&items)[Steps][width]) const {

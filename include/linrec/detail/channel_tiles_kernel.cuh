@@ -43,7 +43,13 @@ __device__ __forceinline__ channel_place locate_channel_tile(const Problem& p, c
   return c;
 }
 
-template <int Threads, int Lanes, int Steps, int MinBlocks, typename Problem>
+/// PrefetchRounds > 0: a block that claims tile t asks L2 for the inputs of tile
+/// t + PrefetchRounds × (blocks in the grid), about the tile some block claims that many rounds
+/// later (as deferred_lookback_kernel does), where the problem says `prefetch_ahead`.
+/// PrefetchStoreInputs: what the problem's store reads (the adjoint's h) is asked into L2 when
+/// the tile is loaded.
+template <int Threads, int Lanes, int Steps, int MinBlocks, int PrefetchRounds, bool PrefetchStoreInputs,
+          typename Problem>
 __global__ void __launch_bounds__(Threads, MinBlocks)
     channel_tiles_kernel(Problem p, channel_tile_status<typename Problem::value_type> status, channel_tiling tiling) {
   using T = typename Problem::value_type;
@@ -84,6 +90,16 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
     const channel_place here = locate_channel_tile<Lanes, Steps>(p, tiling, claimed);
     V items[Steps][width];
     p.load(here.batch_index, here.t0, here.channel0, here.vector, items);
+    if constexpr (PrefetchStoreInputs) {
+      p.template prefetch_store_inputs<Steps>(here.batch_index, here.t0, here.channel0, here.vector);
+    }
+    if constexpr (PrefetchRounds > 0 && Problem::prefetch_ahead) {
+      const std::int64_t ahead = claimed + std::int64_t(PrefetchRounds) * gridDim.x;
+      if (ahead < tiles) {
+        const channel_place later = locate_channel_tile<Lanes, Steps>(p, tiling, ahead);
+        p.template prefetch_inputs<Steps>(later.batch_index, later.t0, later.channel0, later.vector);
+      }
+    }
     const std::int64_t tile = here.tile, chunk = here.chunk, batch_index = here.batch_index;
     const std::int64_t channel0 = here.channel0, t0 = here.t0;
     const bool vector = here.vector;

@@ -128,9 +128,16 @@ __global__ void __launch_bounds__(Threads)
 ///
 /// Each look-back lane inspects `TilesPerLane` predecessors a round (see tile_lookback_prefix).
 ///
+/// With `PrefetchRounds` > 0, a block that claims tile t asks L2 for the inputs of tile
+/// t + PrefetchRounds × (blocks in the grid): blocks claim tiles about in turn, so that is about
+/// the tile some block claims that many rounds later, and its loads then find it in L2. The
+/// memory system so always has a round of tiles' reads in flight, whatever phase the blocks are
+/// in (loading, scanning or waiting on their look-backs); each tile is still read from DRAM once.
+/// Problems that say `prefetch_ahead = false` are not prefetched.
+///
 /// Forward progress as for lookback_kernel: a look-back waits only on smaller ids, whose blocks
 /// publish each aggregate without waiting on anything.
-template <int Threads, int Items, int MinBlocks, int TilesPerLane, typename Problem>
+template <int Threads, int Items, int MinBlocks, int TilesPerLane, int PrefetchRounds, typename Problem>
 __global__ void __launch_bounds__(Threads, MinBlocks)
     deferred_lookback_kernel(Problem p, tile_status<affine<typename Problem::value_type>> status,
                              std::int64_t tiles_per_row) {
@@ -163,6 +170,13 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
     if (tile < tiles) {
       place = locate_tile<tile_items>(p, tile, tiles_per_row);
       p.load(place.row, place.start, first, place.valid, place.vector_ok, items);
+      if constexpr (PrefetchRounds > 0 && Problem::prefetch_ahead) {
+        const std::int64_t ahead = tile + std::int64_t(PrefetchRounds) * gridDim.x;
+        if (ahead < tiles) {
+          const tile_place later = locate_tile<tile_items>(p, ahead, tiles_per_row);
+          p.template prefetch_inputs<Items>(later.row, later.start, first, later.valid, later.vector_ok);
+        }
+      }
     }
     if (holding) {
       // The held tile: its prefix (while the new tile's loads are in flight), then its output.

@@ -6,6 +6,8 @@
 //   value_type (the accumulator), width (items per thread are a multiple); rows, length; has_final()
 //   offset(row, step), vector_ok(offset), seed(row)
 //   load(row, start, first, valid, vector_ok, items)    the affine elements of a tile's run
+//   prefetch_ahead, prefetch_inputs<Items>(row, start, first, valid, vector_ok)
+//                                                       whether to, and how to, ask L2 for a tile's inputs
 //   store(row, start, first, valid, vector_ok, items)   the results, from the scanned elements
 //   write_final(row, state)                             the row's final state, from its holder
 //
@@ -36,6 +38,8 @@ struct rows_problem {
   /// as they lie: when they are stored as the (real) accumulator type.
   static constexpr bool bulk_loadable = std::is_same_v<A, Acc> && std::is_same_v<B, Acc> &&
                                         std::is_same_v<H, Acc> && !is_complex_v<Acc>;
+  /// Whether a kernel should ask L2 for tiles ahead of their claim (prefetch_inputs).
+  static constexpr bool prefetch_ahead = true;
 
   const A* a;
   const B* b;
@@ -70,6 +74,14 @@ struct rows_problem {
                                        std::int64_t valid, bool vector_ok, affine<Acc> (&items)[Items]) const {
     const std::int64_t at = offset(row, start);
     load_items(a + at, b + at, first, valid, vector_ok, items, direction());
+  }
+  // What load() will read, asked into L2 ahead of time.
+  template <int Items>
+  __device__ __forceinline__ void prefetch_inputs(std::int64_t row, std::int64_t start, std::int64_t first,
+                                                  std::int64_t valid, bool vector_ok) const {
+    const std::int64_t at = offset(row, start);
+    prefetch_values<Items>(a + at, first, valid, vector_ok, direction());
+    prefetch_values<Items>(b + at, first, valid, vector_ok, direction());
   }
   template <int Items>
   __device__ __forceinline__ void store(std::int64_t row, std::int64_t start, std::int64_t first,

@@ -23,7 +23,8 @@ template <typename Policy, int Lanes, typename Problem>
 status launch_channel_tiles_with(const tensor_plan& pl, void* temp, const Problem& p, cudaStream_t stream) {
   using T = typename Problem::value_type;
   constexpr int threads = Policy::channel_threads;
-  const auto kernel = channel_tiles_kernel<threads, Lanes, Policy::channel_steps, Policy::channel_min_blocks, Problem>;
+  const auto kernel = channel_tiles_kernel<threads, Lanes, Policy::channel_steps, Policy::channel_min_blocks,
+                                           Policy::channel_prefetch_rounds, Policy::channel_prefetch_store_inputs, Problem>;
   const std::int64_t tiles = pl.tiling.tiles();
   // The grid size first: a failed query then leaves nothing enqueued. Persistent blocks take
   // tiles from the counter until none are left.

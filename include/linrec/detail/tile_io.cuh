@@ -58,6 +58,12 @@ __device__ __forceinline__ void store_vector(S* p, const S (&e)[vector_width<S>]
   *reinterpret_cast<uint4*>(p) = v;
 }
 
+/// Asks L2 to fetch the line holding p, without waiting and without registers: for data a
+/// thread will read after a long wait of its own (the adjoint's h, read when a tile is stored).
+__device__ __forceinline__ void prefetch_l2(const void* p) {
+  asm volatile("prefetch.global.L2 [%0];" ::"l"(p));
+}
+
 /// `Count` consecutive elements of x (16-byte aligned, Count * sizeof(S) a multiple of 16) read
 /// as vectors and converted to V.
 template <int Count, typename S, typename V>
@@ -134,6 +140,20 @@ __device__ __forceinline__ void load_items(const A* a, const B* b, std::int64_t 
   load_values(b, first, valid, vector_ok, vb, dir, V(0));
 #pragma unroll
   for (int i = 0; i < Items; ++i) items[i] = {va[i], vb[i]};
+}
+
+/// Asks L2 for the vectors that load_values would read at positions first..first+Items-1 (nothing
+/// where the run is not in 16-byte vectors: the prefetch is only a hint).
+template <int Items, typename S>
+__device__ __forceinline__ void prefetch_values(const S* x, std::int64_t first, std::int64_t valid, bool vector_ok,
+                                                time_direction dir = {}) {
+  constexpr int width = vector_width<S>;
+  if (!vector_ok) return;
+#pragma unroll
+  for (int c = 0; c < Items / width; ++c) {
+    const std::int64_t index = first + c * width;
+    if (index + width <= valid) prefetch_l2(x + dir.vector_start<width>(index));
+  }
 }
 
 /// Stores `values`, each rounded once to S, at positions below `valid`.
