@@ -14,7 +14,11 @@ namespace linrec::detail {
 // At least 1024 threads' worth of blocks per SM (64 registers a thread): 1024 rows of 128-thread
 // blocks then fit the H200 in one wave, where 7 blocks per SM left a second wave of 100 blocks
 // (measured: 0.43 against 0.92 of copy at 1024 x 65536).
-template <int Threads, int Items, typename Problem>
+//
+// With PrefetchTiles > 0 (and a problem that says prefetch_ahead), a block also asks L2 for the
+// inputs of the tile that many tiles past the one it loads, so more of its row is on the way
+// than its registers hold.
+template <int Threads, int Items, int PrefetchTiles, typename Problem>
 __global__ void __launch_bounds__(Threads, 1024 / Threads) block_per_row_kernel(Problem p) {
   using T = typename Problem::value_type;
   using scan = block_scan<affine<T>, Threads, Items>;
@@ -31,9 +35,22 @@ __global__ void __launch_bounds__(Threads, 1024 / Threads) block_per_row_kernel(
     // tile in flight while it scans and stores.
     affine<T> items[Items], next[Items];
     p.load(row, 0, first, min(tile_items, p.length), vector_ok, items);
+    // Asks L2 for the tile `ahead` tiles past `start`, if the row has it.
+    const auto prefetch = [&](std::int64_t start, int ahead) {
+      if constexpr (Problem::prefetch_ahead) {
+        const std::int64_t later = start + ahead * tile_items;
+        if (later < p.length) {
+          p.template prefetch_inputs<Items>(row, later, first, min(tile_items, p.length - later), vector_ok);
+        }
+      }
+    };
+    if constexpr (PrefetchTiles > 0 && Problem::prefetch_ahead) {
+      for (int ahead = 2; ahead <= PrefetchTiles; ++ahead) prefetch(0, ahead);
+    }
     for (std::int64_t start = 0; start < p.length; start += tile_items) {
       const std::int64_t next_start = start + tile_items;
       if (next_start < p.length) p.load(row, next_start, first, min(tile_items, p.length - next_start), vector_ok, next);
+      if constexpr (PrefetchTiles > 0 && Problem::prefetch_ahead) prefetch(next_start, PrefetchTiles);
       scan(storage).inclusive_scan(items, carry);
       p.store(row, start, first, min(tile_items, p.length - start), vector_ok, items);
 #pragma unroll
