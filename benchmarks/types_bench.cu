@@ -263,12 +263,11 @@ struct bf16_wide_walk : linrec::default_policy<__nv_bfloat16> {
   static constexpr int channel_walk_lanes = 16;
 };
 
-// Tuning: how far ahead a block asks L2 for its inputs, in tiles (block_per_row and the walk) or
-// rounds of the grid (channel tiles).
-template <typename S, int RowTiles, int WalkTiles, int TileRounds = 1>
+// Tuning: how far ahead a block asks L2 for its inputs, in tiles (block_per_row) or rounds of the
+// grid (channel tiles).
+template <typename S, int RowTiles, int TileRounds = 1>
 struct prefetch_distance : linrec::default_policy<S> {
   static constexpr int row_block_prefetch_tiles = RowTiles;
-  static constexpr int channel_walk_prefetch_tiles = WalkTiles;
   static constexpr int channel_prefetch_rounds = TileRounds;
 };
 
@@ -299,26 +298,21 @@ void register_all() {
     using bf16 = __nv_bfloat16;
     switch (linrec::chosen_strategy<bf16>(l)) {
       case linrec::strategy::block_per_row:
-        add("tune_bf16_prefetch0", [=](benchmark::State& st) { bench_typed<bf16, prefetch_distance<bf16, 0, 0>>(st, l); });
-        add("tune_bf16_prefetch4", [=](benchmark::State& st) { bench_typed<bf16, prefetch_distance<bf16, 4, 0>>(st, l); });
-        add("tune_bf16_prefetch8", [=](benchmark::State& st) { bench_typed<bf16, prefetch_distance<bf16, 8, 0>>(st, l); });
-        add("tune_fp32_prefetch4", [=](benchmark::State& st) { bench_typed<float, prefetch_distance<float, 4, 0>>(st, l); });
+        add("tune_bf16_prefetch0", [=](benchmark::State& st) { bench_typed<bf16, prefetch_distance<bf16, 0>>(st, l); });
+        add("tune_bf16_prefetch4", [=](benchmark::State& st) { bench_typed<bf16, prefetch_distance<bf16, 4>>(st, l); });
+        add("tune_bf16_prefetch8", [=](benchmark::State& st) { bench_typed<bf16, prefetch_distance<bf16, 8>>(st, l); });
+        add("tune_fp32_prefetch4", [=](benchmark::State& st) { bench_typed<float, prefetch_distance<float, 4>>(st, l); });
         break;
       case linrec::strategy::channel_walk:
-        add("tune_bf16_prefetch2", [=](benchmark::State& st) { bench_typed<bf16, prefetch_distance<bf16, 0, 2>>(st, l); });
-        add("tune_bf16_prefetch4", [=](benchmark::State& st) { bench_typed<bf16, prefetch_distance<bf16, 0, 4>>(st, l); });
-        add("tune_fp32_prefetch2", [=](benchmark::State& st) { bench_typed<float, prefetch_distance<float, 0, 2>>(st, l); });
+        add("tune_bf16_staged_walk", [=](benchmark::State& st) { bench_typed<bf16, bf16_staged_walk>(st, l); });
+        add("tune_bf16_wide_walk", [=](benchmark::State& st) { bench_typed<bf16, bf16_wide_walk>(st, l); });
+        break;
+      case linrec::strategy::channel_tiles:
+        add("tune_bf16_prefetch0", [=](benchmark::State& st) { bench_typed<bf16, prefetch_distance<bf16, 0, 0>>(st, l); });
+        add("tune_bf16_short_tiles", [=](benchmark::State& st) { bench_typed<bf16, bf16_short_tiles>(st, l); });
         break;
       default:
-        add("tune_bf16_prefetch0", [=](benchmark::State& st) { bench_typed<bf16, prefetch_distance<bf16, 0, 0, 0>>(st, l); });
         break;
-    }
-    if (linrec::chosen_strategy<__nv_bfloat16>(l) == linrec::strategy::channel_walk) {
-      add("tune_bf16_staged_walk", [=](benchmark::State& st) { bench_typed<__nv_bfloat16, bf16_staged_walk>(st, l); });
-      add("tune_bf16_wide_walk", [=](benchmark::State& st) { bench_typed<__nv_bfloat16, bf16_wide_walk>(st, l); });
-    }
-    if (linrec::chosen_strategy<__nv_bfloat16>(l) == linrec::strategy::channel_tiles) {
-      add("tune_bf16_short_tiles", [=](benchmark::State& st) { bench_typed<__nv_bfloat16, bf16_short_tiles>(st, l); });
     }
   }
 }

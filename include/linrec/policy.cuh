@@ -71,7 +71,7 @@ struct default_policy {
   /// tiled_lookback, deferred: a block that claims tile t asks L2 for the inputs of the tile this
   /// many rounds of the grid ahead (t + rounds × blocks), so DRAM reads run ahead of the blocks'
   /// look-backs; 0 turns it off. Forward only (the backward pass measured slower with it). H200,
-  /// fp32 1 × 2^28 and 64 × 2^20: 1 round 0.50 and 0.54 of copy, none 0.49 and 0.53.
+  /// fp32 1 × 2^28 and 64 × 2^20: 1 round 0.50 and 0.54 of copy, none 0.49 and 0.54.
   static constexpr int lookback_prefetch_rounds = 1;
   /// tiled_lookback on sm_90 and later: how many claimed tiles each block keeps streaming into
   /// shared memory through the bulk-copy engine while it scans (see staged_lookback_kernel); 0
@@ -134,10 +134,9 @@ struct default_policy {
   /// the same as loading in registers (0.93–0.95 both ways, H200 fp32); it lifts tiles of 4 steps
   /// (256 threads of 32 lanes: 0.92 against 0.85 at [8, 4096, 4096]).
   static constexpr bool channel_walk_prefetch = false;
-  /// channel_walk: a block also asks L2 for the inputs of its group's tile this many tiles past
-  /// the one it loads (0: off). Off: on the H200 at [8, 4096, 4096] it measured 0.46 (2 tiles)
-  /// and 0.45 (4) of copy against 0.49 for bf16, and 0.66 (2) against 0.94 for fp32.
-  static constexpr int channel_walk_prefetch_tiles = 0;
+  /// (Asking L2 for a walk block's tiles ahead, as row_block_prefetch_tiles does for rows, measured
+  /// slower on the H200 at [8, 4096, 4096]: 0.46 (2 tiles) and 0.45 (4) of copy against 0.49 for
+  /// bf16, 0.66 (2) against 0.94 for fp32. Not kept.)
   /// channel_walk, automatic: the fewest channel groups (batch × groups of the walk's channels)
   /// that take it: 65536 threads' worth of walk blocks, about one wave on an H200.
   static constexpr std::int64_t channel_walk_min_groups = 65536 / channel_walk_threads;
@@ -158,11 +157,11 @@ struct default_policy {
   /// channel_tiles: a block that claims tile t asks L2 for the inputs of the tile this many rounds
   /// of the grid ahead (t + rounds × blocks); 0 turns it off. Forward only (the backward pass
   /// measured 0.62 of copy with it against 0.83). H200, fp32 [1, T, 1024] for T = 4096, 65536,
-  /// 262144 and [1, 2^22, 64]: 1 round 0.55, 0.72, 0.75, 0.62 of copy; none 0.54, 0.70, 0.73,
+  /// 262144 and [1, 2^22, 64]: 1 round 0.55, 0.71, 0.74, 0.63 of copy; none 0.55, 0.70, 0.72,
   /// 0.60; 2 rounds 0.54, 0.60, 0.60, 0.51 (the prefetched tiles outgrow what L2 keeps).
   static constexpr int channel_prefetch_rounds = 1;
   /// channel_tiles: what a tile's store reads (the backward pass's h) is asked into L2 when the
-  /// tile is loaded, not read from DRAM after its look-back: 0.83 of copy against 0.81 for the
+  /// tile is loaded, not read from DRAM after its look-back: 0.84 of copy against 0.80 for the
   /// backward pass at [1, 65536, 1024] fp32 (H200).
   static constexpr bool channel_prefetch_store_inputs = true;
 

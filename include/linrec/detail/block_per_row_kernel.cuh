@@ -35,22 +35,21 @@ __global__ void __launch_bounds__(Threads, 1024 / Threads) block_per_row_kernel(
     // tile in flight while it scans and stores.
     affine<T> items[Items], next[Items];
     p.load(row, 0, first, min(tile_items, p.length), vector_ok, items);
-    // Asks L2 for the tile `ahead` tiles past `start`, if the row has it.
+    // Asks L2 for the tile `ahead` tiles past `start`, if the row has it (and the policy and the
+    // problem want prefetching); the first tile asks for tiles 2 … PrefetchTiles, tile 1 being `next`.
     const auto prefetch = [&](std::int64_t start, int ahead) {
-      if constexpr (Problem::prefetch_ahead) {
+      if constexpr (PrefetchTiles > 0 && Problem::prefetch_ahead) {
         const std::int64_t later = start + ahead * tile_items;
         if (later < p.length) {
           p.template prefetch_inputs<Items>(row, later, first, min(tile_items, p.length - later), vector_ok);
         }
       }
     };
-    if constexpr (PrefetchTiles > 0 && Problem::prefetch_ahead) {
-      for (int ahead = 2; ahead <= PrefetchTiles; ++ahead) prefetch(0, ahead);
-    }
+    for (int ahead = 2; ahead <= PrefetchTiles; ++ahead) prefetch(0, ahead);
     for (std::int64_t start = 0; start < p.length; start += tile_items) {
       const std::int64_t next_start = start + tile_items;
       if (next_start < p.length) p.load(row, next_start, first, min(tile_items, p.length - next_start), vector_ok, next);
-      if constexpr (PrefetchTiles > 0 && Problem::prefetch_ahead) prefetch(next_start, PrefetchTiles);
+      prefetch(next_start, PrefetchTiles);
       scan(storage).inclusive_scan(items, carry);
       p.store(row, start, first, min(tile_items, p.length - start), vector_ok, items);
 #pragma unroll

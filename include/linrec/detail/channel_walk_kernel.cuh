@@ -21,10 +21,7 @@ namespace linrec::detail {
 // With Prefetch, each thread's next tile is copied into shared memory (channel_stage) as soon as
 // the current one's scan has read its own, so its loads overlap the rest of the current tile
 // instead of starting after its stores.
-//
-// With PrefetchTiles > 0 (and a problem that says prefetch_ahead), a block also asks L2 for the
-// inputs of its group's tile that many tiles past the one it loads.
-template <int Threads, int Lanes, int Steps, bool Prefetch, int PrefetchTiles, typename Problem>
+template <int Threads, int Lanes, int Steps, bool Prefetch, typename Problem>
 __global__ void __launch_bounds__(Threads, 512 / Threads) channel_walk_kernel(Problem p, channel_tiling tiling) {
   using T = typename Problem::value_type;
   using V = affine<T>;
@@ -61,16 +58,6 @@ __global__ void __launch_bounds__(Threads, 512 / Threads) channel_walk_kernel(Pr
         }
       } else {
         p.load(here.batch_index, here.t0, here.channel0, here.vector, items);
-      }
-      if constexpr (PrefetchTiles > 0 && Problem::prefetch_ahead) {
-        // The first tile asks for every tile up to the distance, the others for the one at it.
-        for (int ahead = chunk == 0 ? 1 : PrefetchTiles; ahead <= PrefetchTiles; ++ahead) {
-          if (chunk + ahead < tiling.chunks) {
-            const channel_place later =
-                locate_channel_tile<Lanes, Steps>(p, tiling, (chunk + ahead) * tiling.groups + group);
-            p.template prefetch_inputs<Steps>(later.batch_index, later.t0, later.channel0, later.vector);
-          }
-        }
       }
       tile_scan::scan(scan_storage, items);  // its barrier: every thread has read its staged run
       if constexpr (Prefetch) {

@@ -59,7 +59,7 @@ template <typename Policy, typename Problem>
 status launch_channel_walk(const tensor_plan& pl, const Problem& p, cudaStream_t stream) {
   constexpr int threads = Policy::channel_walk_threads;
   const auto kernel = channel_walk_kernel<threads, Policy::channel_walk_lanes, Policy::channel_walk_steps,
-                                          Policy::channel_walk_prefetch, Policy::channel_walk_prefetch_tiles, Problem>;
+                                          Policy::channel_walk_prefetch, Problem>;
   if constexpr (Policy::channel_walk_prefetch) {
     // The staged tiles take shared memory the default split may leave to L1, which would cut
     // the blocks per SM; the walk reads nothing twice, so L1 is worth less than occupancy.

@@ -58,8 +58,8 @@ __device__ __forceinline__ void store_vector(S* p, const S (&e)[vector_width<S>]
   *reinterpret_cast<uint4*>(p) = v;
 }
 
-/// Asks L2 to fetch the line holding p, without waiting and without registers: for data a
-/// thread will read after a long wait of its own (the adjoint's h, read when a tile is stored).
+/// Asks L2 to fetch the line holding p, without waiting and without registers: for data some
+/// thread will read later (a tile claimed a round on, the adjoint's h read when a tile is stored).
 __device__ __forceinline__ void prefetch_l2(const void* p) {
   asm volatile("prefetch.global.L2 [%0];" ::"l"(p));
 }
