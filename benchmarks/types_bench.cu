@@ -251,16 +251,24 @@ struct bf16_short_tiles : linrec::default_policy<__nv_bfloat16> {
 };
 
 // Tuning: the bf16 channel walk with each thread's next tile staged in shared memory (4 steps a
-// thread, where staging lifted fp32's 4-step walk), and with 128-channel groups (128 threads of 16
-// lanes, as fp32's default shape).
+// thread, where staging lifted fp32's 4-step walk), and other block shapes (threads, lanes):
+// 128 × 16 (128-channel groups, as fp32's default shape), 128 × 8 and 64 × 8 (64 channels).
 struct bf16_staged_walk : linrec::default_policy<__nv_bfloat16> {
   static constexpr linrec::strategy forced = linrec::strategy::channel_walk;
   static constexpr bool channel_walk_prefetch = true;
 };
-struct bf16_wide_walk : linrec::default_policy<__nv_bfloat16> {
+template <int Threads, int Lanes>
+struct bf16_walk : linrec::default_policy<__nv_bfloat16> {
   static constexpr linrec::strategy forced = linrec::strategy::channel_walk;
-  static constexpr int channel_walk_threads = 128;
-  static constexpr int channel_walk_lanes = 16;
+  static constexpr int channel_walk_threads = Threads;
+  static constexpr int channel_walk_lanes = Lanes;
+};
+using bf16_wide_walk = bf16_walk<128, 16>;
+// Tuning: bf16 channel tiles of fewer steps a thread, more blocks per SM.
+template <int Steps, int MinBlocks>
+struct bf16_tiles : linrec::default_policy<__nv_bfloat16> {
+  static constexpr int channel_steps = Steps;
+  static constexpr int channel_min_blocks = MinBlocks;
 };
 
 // Tuning: how far ahead a block asks L2 for its inputs, in tiles (block_per_row) or rounds of the
@@ -306,10 +314,13 @@ void register_all() {
       case linrec::strategy::channel_walk:
         add("tune_bf16_staged_walk", [=](benchmark::State& st) { bench_typed<bf16, bf16_staged_walk>(st, l); });
         add("tune_bf16_wide_walk", [=](benchmark::State& st) { bench_typed<bf16, bf16_wide_walk>(st, l); });
+        add("tune_bf16_walk_128x8", [=](benchmark::State& st) { bench_typed<bf16, bf16_walk<128, 8>>(st, l); });
+        add("tune_bf16_walk_64x8", [=](benchmark::State& st) { bench_typed<bf16, bf16_walk<64, 8>>(st, l); });
         break;
       case linrec::strategy::channel_tiles:
         add("tune_bf16_prefetch0", [=](benchmark::State& st) { bench_typed<bf16, prefetch_distance<bf16, 0, 0>>(st, l); });
         add("tune_bf16_short_tiles", [=](benchmark::State& st) { bench_typed<bf16, bf16_short_tiles>(st, l); });
+        add("tune_bf16_tiles_s4_mb2", [=](benchmark::State& st) { bench_typed<bf16, bf16_tiles<4, 2>>(st, l); });
         break;
       default:
         break;
