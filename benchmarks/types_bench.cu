@@ -252,16 +252,18 @@ struct bf16_short_tiles : linrec::default_policy<__nv_bfloat16> {
 
 // Tuning: the bf16 channel walk with each thread's next tile staged in shared memory (4 steps a
 // thread, where staging lifted fp32's 4-step walk), and other block shapes (threads, lanes):
-// 128 × 16 (128-channel groups, as fp32's default shape), 128 × 8 and 64 × 8 (64 channels).
+// 128 × 16 (128-channel groups, as fp32's default shape), 128 × 8 (also staged) and 64 × 8 (64
+// channels).
 struct bf16_staged_walk : linrec::default_policy<__nv_bfloat16> {
   static constexpr linrec::strategy forced = linrec::strategy::channel_walk;
   static constexpr bool channel_walk_prefetch = true;
 };
-template <int Threads, int Lanes>
+template <int Threads, int Lanes, bool Staged = false>
 struct bf16_walk : linrec::default_policy<__nv_bfloat16> {
   static constexpr linrec::strategy forced = linrec::strategy::channel_walk;
   static constexpr int channel_walk_threads = Threads;
   static constexpr int channel_walk_lanes = Lanes;
+  static constexpr bool channel_walk_prefetch = Staged;
 };
 using bf16_wide_walk = bf16_walk<128, 16>;
 // Tuning: bf16 channel tiles of fewer steps a thread, more blocks per SM.
@@ -316,6 +318,7 @@ void register_all() {
         add("tune_bf16_wide_walk", [=](benchmark::State& st) { bench_typed<bf16, bf16_wide_walk>(st, l); });
         add("tune_bf16_walk_128x8", [=](benchmark::State& st) { bench_typed<bf16, bf16_walk<128, 8>>(st, l); });
         add("tune_bf16_walk_64x8", [=](benchmark::State& st) { bench_typed<bf16, bf16_walk<64, 8>>(st, l); });
+        add("tune_bf16_walk_128x8_staged", [=](benchmark::State& st) { bench_typed<bf16, bf16_walk<128, 8, true>>(st, l); });
         break;
       case linrec::strategy::channel_tiles:
         add("tune_bf16_prefetch0", [=](benchmark::State& st) { bench_typed<bf16, prefetch_distance<bf16, 0, 0>>(st, l); });

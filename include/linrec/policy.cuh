@@ -123,8 +123,9 @@ struct default_policy {
   /// and 0.95 against 0.88 at [1, 1024, 262144] (the sequential loop: 0.93). The 2-byte types
   /// keep 64 threads of 4 lanes (32 channels): at [8, 4096, 4096] bf16 that measured 0.45–0.48,
   /// against 0.39 for 128 threads of 8 lanes and 0.35 of 16. (Since the tile's rows are scanned
-  /// with shuffles, channel_tile_scan, it measures 0.71–0.74, and 128 × 8 0.77 and the staged
-  /// walk 0.78 in a separate call: to be measured side by side before the default moves.)
+  /// with shuffles, channel_tile_scan, side by side: this shape 0.74, staged 0.76, 128 threads of
+  /// 8 lanes 0.76, and 128 of 8 staged 0.81, the candidate next default, not yet run through the
+  /// test suite.)
   static constexpr int channel_walk_threads = vector_items >= 8 ? 64 : 128;
   static constexpr int channel_walk_lanes = vector_items >= 8 ? 4 : 16;
   /// channel_walk: time steps each thread scans, for 64 registers of state (float: 8 steps of 4
