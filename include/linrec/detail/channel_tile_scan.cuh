@@ -10,25 +10,26 @@
 namespace linrec::detail {
 
 /// Thread (row, lane) of a Threads-thread block holds items[s][v]: time step row * Steps + s of
-/// channel lane * width + v of the tile (T is the accumulator). After `scan`, every item is op over the tile's earlier
-/// time steps of its channel and itself, so the last row's last items are the tile's aggregates.
+/// channel lane * width + v of the tile (T is the accumulator). After `scan`, every item is op over
+/// the tile's earlier time steps of its channel and itself, so the last row's last items are the
+/// tile's aggregates.
 ///
-/// The rows' aggregates are scanned across rows in shared memory. Where the rows fit a warp
-/// (`transposed`), each channel's column of row aggregates is scanned by a logical warp of `rows`
-/// lanes with shuffles, log2(rows) dependent steps; the columns are padded by one map so a
-/// column's lanes hit distinct banks. Else each thread folds the rows before its own in a loop:
-/// a chain of up to rows - 1 dependent shared-memory reads, and rows² / 2 reads a tile, which
-/// made the 2-byte types' kernels bound by shared-memory traffic (Nsight Compute: L1 at 80 % of
-/// its peak, DRAM at 42 %, for the bf16 walk). H200, against the loop over the same aligned maps: bf16
-/// [8, 4096, 4096] (walk, 16 rows) 0.71 of copy against 0.55, bf16 [1, 65536, 1024] (tiles,
-/// 32 rows) 0.48 against 0.31; fp32 [1, 65536, 1024] 0.74 against 0.73.
+/// The rows' aggregates are scanned across rows in shared memory. Where the rows are a power of two
+/// that fits a warp (`transposed`), each channel's column of row aggregates is scanned by a logical
+/// warp of `rows` lanes with shuffles, log2(rows) dependent steps; the columns are padded by one
+/// map so a column's lanes hit distinct banks. Else each thread folds the rows before its own in a
+/// loop: a chain of up to rows - 1 dependent shared-memory reads, and rows² / 2 reads a tile, which
+/// made the 2-byte types' kernels bound by shared-memory traffic (Nsight Compute: L1 at 80 % of its
+/// peak, DRAM at 42 %, for the bf16 walk). H200, against the loop over the same aligned maps: bf16
+/// [8, 4096, 4096] (walk, 16 rows) 0.71 of copy against 0.55, bf16 [1, 65536, 1024] (tiles, 32
+/// rows) 0.48 against 0.31; fp32 [1, 65536, 1024] 0.74 against 0.73.
 template <int Threads, int Lanes, int Steps, int Width, typename T>
 struct channel_tile_scan {
   static constexpr int width = Width;
   static constexpr int group = Lanes * width;
   static constexpr int rows = Threads / Lanes;
   static_assert(Threads % 32 == 0 && 32 % Lanes == 0, "lanes must tile whole warps");
-  static constexpr bool transposed = rows <= 32;
+  static constexpr bool transposed = rows <= 32 && (rows & (rows - 1)) == 0;  // logical warps of rows lanes
 
   struct temp_storage {
     affine<T> row_aggregates[rows][group + (transposed ? 1 : 0)];
