@@ -250,14 +250,10 @@ struct bf16_short_tiles : linrec::default_policy<__nv_bfloat16> {
   static constexpr int channel_min_blocks = 2;
 };
 
-// Tuning: the bf16 channel walk with each thread's next tile staged in shared memory (4 steps a
-// thread, where staging lifted fp32's 4-step walk), and other block shapes (threads, lanes):
-// 128 × 16 (128-channel groups, as fp32's default shape), 128 × 8 (also staged) and 64 × 8 (64
-// channels).
-struct bf16_staged_walk : linrec::default_policy<__nv_bfloat16> {
-  static constexpr linrec::strategy forced = linrec::strategy::channel_walk;
-  static constexpr bool channel_walk_prefetch = true;
-};
+// Tuning: the bf16 channel walk by block shape (threads, lanes) and whether each thread's next
+// tile is staged in shared memory: the default 64 × 4 staged (4 steps a thread, where staging
+// lifted fp32's 4-step walk), 128 × 16 (128-channel groups, as fp32's default shape), 128 × 8
+// (also staged) and 64 × 8 (64 channels).
 template <int Threads, int Lanes, bool Staged = false>
 struct bf16_walk : linrec::default_policy<__nv_bfloat16> {
   static constexpr linrec::strategy forced = linrec::strategy::channel_walk;
@@ -265,6 +261,7 @@ struct bf16_walk : linrec::default_policy<__nv_bfloat16> {
   static constexpr int channel_walk_lanes = Lanes;
   static constexpr bool channel_walk_prefetch = Staged;
 };
+using bf16_staged_walk = bf16_walk<64, 4, true>;
 using bf16_wide_walk = bf16_walk<128, 16>;
 // Tuning: bf16 channel tiles of fewer steps a thread, more blocks per SM.
 template <int Steps, int MinBlocks>

@@ -78,9 +78,9 @@ __device__ __forceinline__ void prefetch_straight(const Problem& p, std::int64_t
 /// `Steps` time steps (from t0, in scan order) of `width` channels (from channel0). The kernels
 /// are written against this interface (value_type, width, batch, length, channels, vectors, seed,
 /// load, prefetch_ahead, prefetch_inputs, prefetch_store_inputs, store, has_final, write_final),
-/// so they also run the backward pass (channel_adjoint_problem). a, b and h are stored as A, B and H; the scan runs in Acc.
-/// Time runs forward in memory here: a reverse scan passes pointers at the last step and negated
-/// time strides.
+/// so they also run the backward pass (channel_adjoint_problem). a, b and h are stored as A, B
+/// and H; the scan runs in Acc. Time runs forward in memory here: a reverse scan passes pointers
+/// at the last step and negated time strides.
 template <typename A, typename B, typename H, typename Acc>
 struct channel_problem {
   using value_type = Acc;
