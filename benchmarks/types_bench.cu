@@ -251,18 +251,15 @@ struct bf16_short_tiles : linrec::default_policy<__nv_bfloat16> {
 };
 
 // Tuning: the bf16 channel walk by block shape (threads, lanes) and whether each thread's next
-// tile is staged in shared memory: the default 64 × 4 staged (4 steps a thread, where staging
-// lifted fp32's 4-step walk), 128 × 16 (128-channel groups, as fp32's default shape), 128 × 8
-// (also staged) and 64 × 8 (64 channels).
-template <int Threads, int Lanes, bool Staged = false>
+// tile is staged in shared memory, against the default (128 threads of 8 lanes, staged): the
+// same unstaged, 64 × 4 (the default before) both ways, 128 × 16 (fp32's lanes) and 64 × 8.
+template <int Threads, int Lanes, bool Staged>
 struct bf16_walk : linrec::default_policy<__nv_bfloat16> {
   static constexpr linrec::strategy forced = linrec::strategy::channel_walk;
   static constexpr int channel_walk_threads = Threads;
   static constexpr int channel_walk_lanes = Lanes;
   static constexpr bool channel_walk_prefetch = Staged;
 };
-using bf16_staged_walk = bf16_walk<64, 4, true>;
-using bf16_wide_walk = bf16_walk<128, 16>;
 // Tuning: bf16 channel tiles of fewer steps a thread, more blocks per SM.
 template <int Steps, int MinBlocks>
 struct bf16_tiles : linrec::default_policy<__nv_bfloat16> {
@@ -311,11 +308,11 @@ void register_all() {
         add("tune_fp32_prefetch4", [=](benchmark::State& st) { bench_typed<float, prefetch_distance<float, 4>>(st, l); });
         break;
       case linrec::strategy::channel_walk:
-        add("tune_bf16_staged_walk", [=](benchmark::State& st) { bench_typed<bf16, bf16_staged_walk>(st, l); });
-        add("tune_bf16_wide_walk", [=](benchmark::State& st) { bench_typed<bf16, bf16_wide_walk>(st, l); });
-        add("tune_bf16_walk_128x8", [=](benchmark::State& st) { bench_typed<bf16, bf16_walk<128, 8>>(st, l); });
-        add("tune_bf16_walk_64x8", [=](benchmark::State& st) { bench_typed<bf16, bf16_walk<64, 8>>(st, l); });
-        add("tune_bf16_walk_128x8_staged", [=](benchmark::State& st) { bench_typed<bf16, bf16_walk<128, 8, true>>(st, l); });
+        add("tune_bf16_walk_128x8_unstaged", [=](benchmark::State& st) { bench_typed<bf16, bf16_walk<128, 8, false>>(st, l); });
+        add("tune_bf16_walk_64x4", [=](benchmark::State& st) { bench_typed<bf16, bf16_walk<64, 4, false>>(st, l); });
+        add("tune_bf16_walk_64x4_staged", [=](benchmark::State& st) { bench_typed<bf16, bf16_walk<64, 4, true>>(st, l); });
+        add("tune_bf16_walk_128x16", [=](benchmark::State& st) { bench_typed<bf16, bf16_walk<128, 16, false>>(st, l); });
+        add("tune_bf16_walk_64x8", [=](benchmark::State& st) { bench_typed<bf16, bf16_walk<64, 8, false>>(st, l); });
         break;
       case linrec::strategy::channel_tiles:
         add("tune_bf16_prefetch0", [=](benchmark::State& st) { bench_typed<bf16, prefetch_distance<bf16, 0, 0>>(st, l); });

@@ -120,23 +120,23 @@ struct default_policy {
   /// channels). For 4- to 16-byte operands, 16 lanes: 256 contiguous bytes per operand each time
   /// step of a group (64 channels of float). On the H200 at [8, 4096, 4096] fp32, 128 threads of
   /// 16 lanes measured 0.93 of copy against 0.86–0.87 for 64 threads of 8 lanes (32 channels),
-  /// and 0.95 against 0.88 at [1, 1024, 262144] (the sequential loop: 0.93). The 2-byte types
-  /// keep 64 threads of 4 lanes (32 channels): at [8, 4096, 4096] bf16 that measured 0.45–0.48,
-  /// against 0.39 for 128 threads of 8 lanes and 0.35 of 16. (Since the tile's rows are scanned
-  /// with shuffles, channel_tile_scan, side by side: this shape 0.74, staged 0.76, 128 threads of
-  /// 8 lanes 0.76, and 128 of 8 staged 0.81, the candidate next default, not yet run through the
-  /// test suite.)
-  static constexpr int channel_walk_threads = vector_items >= 8 ? 64 : 128;
-  static constexpr int channel_walk_lanes = vector_items >= 8 ? 4 : 16;
+  /// and 0.95 against 0.88 at [1, 1024, 262144] (the sequential loop: 0.93). The 2-byte types take
+  /// 128 threads of 8 lanes (64 channels, 128 contiguous bytes), staged (channel_walk_prefetch):
+  /// at [8, 4096, 4096] bf16, side by side, 0.81 of copy, against 0.76 unstaged, 0.76 for 64
+  /// threads of 4 lanes staged and 0.74 unstaged (the default before; with each tile's rows
+  /// scanned with shuffles, channel_tile_scan; before that, 64 × 4 was the best at 0.45–0.48).
+  static constexpr int channel_walk_threads = 128;
+  static constexpr int channel_walk_lanes = vector_items >= 8 ? 8 : 16;
   /// channel_walk: time steps each thread scans, for 64 registers of state (float: 8 steps of 4
   /// channels; 0.89 of copy at [8, 4096, 4096] against 0.83 with 4, at 64 threads of 8 lanes).
   static constexpr int channel_walk_steps =
       std::clamp(64 * 4 / (vector_items * 2 * int(sizeof(Accumulator))), 1, 8);
   /// channel_walk: copy each thread's next tile into shared memory (cp.async) while the block
-  /// scans and stores the current one (see channel_stage). Off: at the default tile it measured
-  /// the same as loading in registers (0.93–0.95 both ways, H200 fp32); it lifts tiles of 4 steps
-  /// (256 threads of 32 lanes: 0.92 against 0.85 at [8, 4096, 4096]).
-  static constexpr bool channel_walk_prefetch = false;
+  /// scans and stores the current one (see channel_stage). On for the 2-byte types, whose threads
+  /// hold 4 steps (above). Off for the rest: at fp32's default tile it measured the same as
+  /// loading in registers (0.93–0.95 both ways, H200); it lifts tiles of 4 steps (256 threads of
+  /// 32 lanes: 0.92 against 0.85 at [8, 4096, 4096] fp32).
+  static constexpr bool channel_walk_prefetch = vector_items >= 8;
   /// (Asking L2 for a walk block's tiles ahead, as row_block_prefetch_tiles does for rows, measured
   /// slower on the H200 at [8, 4096, 4096]: 0.46 (2 tiles) and 0.45 (4) of copy against 0.49 for
   /// bf16, 0.66 (2) against 0.94 for fp32. Not kept.)
