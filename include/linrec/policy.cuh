@@ -71,7 +71,8 @@ struct default_policy {
   /// tiled_lookback, deferred: a block that claims tile t asks L2 for the inputs of the tile this
   /// many rounds of the grid ahead (t + rounds × blocks), so DRAM reads run ahead of the blocks'
   /// look-backs; 0 turns it off. Forward only (the backward pass measured slower with it). H200,
-  /// fp32 1 × 2^28 and 64 × 2^20: 1 round 0.50 and 0.54 of copy, none 0.49 and 0.54.
+  /// fp32 1 × 2^28 and 64 × 2^20: 1 round 0.63 and 0.62 of copy, none 0.59 and 0.61, 2 rounds
+  /// 0.62 and 0.62.
   static constexpr int lookback_prefetch_rounds = 1;
   /// tiled_lookback on sm_90 and later: how many claimed tiles each block keeps streaming into
   /// shared memory through the bulk-copy engine while it scans (see staged_lookback_kernel); 0
