@@ -24,7 +24,7 @@
 
 namespace linrec::detail {
 
-template <typename T, typename Acc, bool Reverse>
+template <typename T, typename Acc, bool Reverse, vector_store Store = vector_store::plain>
 struct rows_adjoint_problem {
   using value_type = Acc;
   static constexpr int width = vector_width<T>;
@@ -46,6 +46,12 @@ struct rows_adjoint_problem {
   std::int64_t length;
   std::int64_t row_stride;
   static constexpr bool reverse = Reverse;  // the adjoint's scan direction: the forward's, reversed
+
+  /// As rows_problem's: going forward in time, da and db stored through inline PTX.
+  using lookback_type = rows_adjoint_problem<T, Acc, Reverse, Reverse ? Store : vector_store::ptx>;
+  __host__ __device__ lookback_type for_lookback() const {
+    return {a, h, g, da, db, h0, g_final, dh0, rows, length, row_stride};
+  }
 
   __device__ __forceinline__ time_direction direction() const { return {reverse}; }
   __device__ __forceinline__ std::int64_t offset(std::int64_t row, std::int64_t step) const {
@@ -98,8 +104,8 @@ struct rows_adjoint_problem {
       const Acc before = start + first + k + 1 >= length ? before_row : k + 1 < Items ? state[k + 1] : after;
       grad[k] = multiply(delta[k], conjugate(before));
     }
-    store_values(db + at, first, valid, vector_ok, delta, dir);
-    store_values(da + at, first, valid, vector_ok, grad, dir);
+    store_values<Items, T, Acc, Store>(db + at, first, valid, vector_ok, delta, dir);
+    store_values<Items, T, Acc, Store>(da + at, first, valid, vector_ok, grad, dir);
   }
 
   __host__ __device__ __forceinline__ bool has_final() const { return dh0 != nullptr; }

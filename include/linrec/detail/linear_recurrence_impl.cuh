@@ -223,7 +223,7 @@ status enqueue_rows(const plan& pl, void* temp, const Problem& p, cudaStream_t s
     return Policy::forced == strategy::automatic || Policy::forced == s;
   };
   if constexpr (may_take(strategy::tiled_lookback)) {
-    if (pl.chosen == strategy::tiled_lookback) return launch_tiled_lookback<Policy>(pl, temp, p, stream);
+    if (pl.chosen == strategy::tiled_lookback) return launch_tiled_lookback<Policy>(pl, temp, p.for_lookback(), stream);
   }
   if constexpr (may_take(strategy::block_per_row)) {
     if (pl.chosen == strategy::block_per_row) return launch_block_per_row<Policy>(p, stream);

@@ -9,6 +9,7 @@
 //   prefetch_ahead, prefetch_inputs<Items>(row, start, first, valid, vector_ok)
 //                                                       whether to, and how to, ask L2 for a tile's inputs
 //   store(row, start, first, valid, vector_ok, items)   the results, from the scanned elements
+//   lookback_type, for_lookback()                       the problem as the look-back kernels take it
 //   write_final(row, state)                             the row's final state, from its holder
 //
 // `start` is the tile's first step in scan order, `first` the thread's first position in the tile
@@ -29,7 +30,8 @@ namespace linrec::detail {
 /// both vector orders live and took block_per_row's 128 x 8 tiles from 64 to 72-84 registers, too
 /// many for 8 blocks per SM (1024 x 65536 rows fell from 0.92 to 0.43 of copy on the H200: the
 /// grid no longer fit in one wave).
-template <typename A, typename B, typename H, typename Acc, bool Reverse = false>
+template <typename A, typename B, typename H, typename Acc, bool Reverse = false,
+          vector_store Store = vector_store::plain>
 struct rows_problem {
   using value_type = Acc;
   /// Items per thread must be a multiple of this: one 16-byte vector of the narrowest operand.
@@ -50,6 +52,13 @@ struct rows_problem {
   std::int64_t length;
   std::int64_t row_stride;
   static constexpr bool reverse = Reverse;
+
+  /// The problem the look-back kernels scan: going forward in time, the same with its vector
+  /// stores in inline PTX (see vector_store), which the compiler splits there otherwise.
+  using lookback_type = rows_problem<A, B, H, Acc, Reverse, Reverse ? Store : vector_store::ptx>;
+  __host__ __device__ lookback_type for_lookback() const {
+    return {a, b, h, h0, h_final, rows, length, row_stride};
+  }
 
   __device__ __forceinline__ time_direction direction() const { return {reverse}; }
   // Where the row's step s lies, counting steps in scan order.
@@ -86,7 +95,7 @@ struct rows_problem {
   template <int Items>
   __device__ __forceinline__ void store(std::int64_t row, std::int64_t start, std::int64_t first,
                                         std::int64_t valid, bool vector_ok, const affine<Acc> (&items)[Items]) const {
-    store_items(h + offset(row, start), first, valid, vector_ok, items, direction());
+    store_items<Items, H, Acc, Store>(h + offset(row, start), first, valid, vector_ok, items, direction());
   }
   __host__ __device__ __forceinline__ bool has_final() const { return h_final != nullptr; }
   __device__ __forceinline__ void write_final(std::int64_t row, Acc state) const {

@@ -109,8 +109,8 @@ struct staged_items {
 /// belongs to a running block, so the smallest unfinished tile only ever waits on finished ones;
 /// claiming ahead (up to Stages + 1 ids per block) and deferring do not change that, since an
 /// aggregate never waits on a look-back.
-template <int Threads, int Items, int Stages, int Deferral, typename T, bool Reverse>
-__device__ __forceinline__ void staged_lookback_tiles(const rows_problem<T, T, T, T, Reverse>& p,
+template <int Threads, int Items, int Stages, int Deferral, typename T, bool Reverse, vector_store Store>
+__device__ __forceinline__ void staged_lookback_tiles(const rows_problem<T, T, T, T, Reverse, Store>& p,
                                                       const tile_status<affine<T>>& status,
                                                       std::int64_t tiles_per_row) {
   static_assert(Deferral >= 1 && Stages >= Deferral + 2,

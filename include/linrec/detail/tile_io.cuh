@@ -51,13 +51,27 @@ __device__ __forceinline__ void load_vector(const S* p, S (&e)[vector_width<S>])
   const uint4 v = *reinterpret_cast<const uint4*>(p);
   memcpy(e, &v, sizeof(v));
 }
-///
-/// The store is one st.global.v4 by construction (__stwb is inline PTX): written as a plain uint4
-/// store, the compiler split the first vector of the forward look-back's tile store into four
-/// 4-byte stores (it merged the store with the scalar tail path's), 2.5 times the L2 store
-/// requests, and the forward scan at 2^28 ran at 0.50 of copy against 0.65 for the reverse.
 template <typename S>
 __device__ __forceinline__ void store_vector(S* p, const S (&e)[vector_width<S>]) {
+  uint4 v;
+  memcpy(&v, e, sizeof(v));
+  *reinterpret_cast<uint4*>(p) = v;
+}
+
+/// How store_values writes a 16-byte vector: a plain store, or one st.global.v4 in inline PTX
+/// (__stwb), which the compiler cannot take apart.
+///
+/// In the look-back kernels scanning forward in time, the compiler split the plain store of each
+/// thread's first vector into four 4-byte stores (it merged it with the scalar tail path's, whose
+/// addresses are the same going forward): 2.5 times the L2 store requests, and on the H200 at
+/// 1 × 2^28 fp32 the forward scan ran at 0.50 of copy against 0.63 with `ptx`. Where the plain
+/// store stays whole, it measured faster than `ptx` (the backward pass at 2^28: 0.77 against 0.67
+/// of copy in the same run; the reverse scan 0.65 against 0.62 in two runs), so `ptx` is only for
+/// those kernels (see rows_problem::lookback_type).
+enum class vector_store { plain, ptx };
+
+template <typename S>
+__device__ __forceinline__ void store_vector_ptx(S* p, const S (&e)[vector_width<S>]) {
   uint4 v;
   memcpy(&v, e, sizeof(v));
   __stwb(reinterpret_cast<uint4*>(p), v);
@@ -162,7 +176,7 @@ __device__ __forceinline__ void prefetch_values(const S* x, std::int64_t first, 
 }
 
 /// Stores `values`, each rounded once to S, at positions below `valid`.
-template <int Items, typename S, typename V>
+template <int Items, typename S, typename V, vector_store Store = vector_store::plain>
 __device__ __forceinline__ void store_values(S* x, std::int64_t first, std::int64_t valid, bool vector_ok,
                                              const V (&values)[Items], time_direction dir = {}) {
   constexpr int width = vector_width<S>;
@@ -176,7 +190,11 @@ __device__ __forceinline__ void store_values(S* x, std::int64_t first, std::int6
       for (int k = 0; k < width; ++k) {
         e[k] = convert<S>(dir.reverse ? values[c * width + width - 1 - k] : values[c * width + k]);
       }
-      store_vector(x + dir.vector_start<width>(index), e);
+      if constexpr (Store == vector_store::ptx) {
+        store_vector_ptx(x + dir.vector_start<width>(index), e);
+      } else {
+        store_vector(x + dir.vector_start<width>(index), e);
+      }
     } else {
 #pragma unroll
       for (int k = 0; k < width; ++k) {
@@ -187,13 +205,13 @@ __device__ __forceinline__ void store_values(S* x, std::int64_t first, std::int6
 }
 
 /// Stores the b-part of items (the recurrence's h) for positions below `valid`.
-template <int Items, typename H, typename V>
+template <int Items, typename H, typename V, vector_store Store = vector_store::plain>
 __device__ __forceinline__ void store_items(H* h, std::int64_t first, std::int64_t valid, bool vector_ok,
                                             const affine<V> (&items)[Items], time_direction dir = {}) {
   V values[Items];
 #pragma unroll
   for (int i = 0; i < Items; ++i) values[i] = items[i].b;
-  store_values(h, first, valid, vector_ok, values, dir);
+  store_values<Items, H, V, Store>(h, first, valid, vector_ok, values, dir);
 }
 
 }  // namespace linrec::detail
