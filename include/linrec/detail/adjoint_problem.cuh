@@ -33,6 +33,9 @@ struct rows_adjoint_problem {
   /// read a round after a, g when the look-back is deferred. On the H200 at 2^28 fp32 the backward
   /// pass measured 0.73 of copy with that prefetch against 0.77 without.
   static constexpr bool prefetch_ahead = false;
+  // The unchecked path spilled 32 bytes here and slowed the backward pass (0.74 of copy against
+  // 0.78 at 2^28).
+  static constexpr bool unchecked_whole_tiles = false;
 
   const T* a;
   const T* h;        // the forward output

@@ -31,6 +31,15 @@ __device__ __forceinline__ tile_place locate_tile(const Problem& p, std::int64_t
   return t;
 }
 
+// Whether a tile takes the loads and stores without bounds checks (valid = every_step_valid):
+// whole and aligned, as nearly all are, where the problem allows it (see unchecked_whole_tiles).
+// (A function, not a lambda in the kernel: with one there, nvcc took the complex values'
+// shared temp storage for dynamic initialization.)
+template <std::int64_t TileItems, typename Problem>
+__device__ __forceinline__ bool whole_tile(const tile_place& t) {
+  return Problem::unchecked_whole_tiles && t.vector_ok && t.valid == TileItems;
+}
+
 // Tile ids come from the counter, not blockIdx: the look-back's forward-progress argument needs
 // every smaller id to belong to a block that has already started. (lookback_kernel claims its next
 // id only after it has published its current tile's inclusive prefix: claiming ahead there, with
@@ -169,12 +178,20 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
     V items[Items];
     if (tile < tiles) {
       place = locate_tile<tile_items>(p, tile, tiles_per_row);
-      p.load(place.row, place.start, first, place.valid, place.vector_ok, items);
+      if (whole_tile<tile_items, Problem>(place)) {
+        p.load(place.row, place.start, first, every_step_valid, true, items);
+      } else {
+        p.load(place.row, place.start, first, place.valid, place.vector_ok, items);
+      }
       if constexpr (PrefetchRounds > 0 && Problem::prefetch_ahead) {
         const std::int64_t ahead = tile + std::int64_t(PrefetchRounds) * gridDim.x;
         if (ahead < tiles) {
           const tile_place later = locate_tile<tile_items>(p, ahead, tiles_per_row);
-          p.template prefetch_inputs<Items>(later.row, later.start, first, later.valid, later.vector_ok);
+          if (whole_tile<tile_items, Problem>(later)) {
+            p.template prefetch_inputs<Items>(later.row, later.start, first, every_step_valid, true);
+          } else {
+            p.template prefetch_inputs<Items>(later.row, later.start, first, later.valid, later.vector_ok);
+          }
         }
       }
     }
@@ -185,7 +202,14 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
       V out[Items];
 #pragma unroll
       for (int i = 0; i < Items; ++i) out[i] = op(prefix, held_items[i][threadIdx.x]);
-      store_tile(p, held_place, first, tiles_per_row, out);
+      if (whole_tile<tile_items, Problem>(held_place)) {
+        p.store(held_place.row, held_place.start, first, every_step_valid, true, out);
+        if (p.has_final() && held_place.tile_in_row == tiles_per_row - 1) {
+          store_final(p, held_place.row, first, held_place.valid, out);
+        }
+      } else {
+        store_tile(p, held_place, first, tiles_per_row, out);
+      }
     }
     if (tile >= tiles) return;
 

@@ -58,6 +58,9 @@ __device__ __forceinline__ void store_vector(S* p, const S (&e)[vector_width<S>]
   *reinterpret_cast<uint4*>(p) = v;
 }
 
+/// `valid` for a tile every step of which lies in its row: the bounds checks fold away.
+inline constexpr std::int64_t every_step_valid = INT64_MAX;
+
 /// How store_values writes a 16-byte vector: a plain store, or one st.global.v4 in inline PTX
 /// (__stwb), which the compiler cannot take apart.
 ///
@@ -167,9 +170,13 @@ template <int Items, typename S>
 __device__ __forceinline__ void prefetch_values(const S* x, std::int64_t first, std::int64_t valid, bool vector_ok,
                                                 time_direction dir = {}) {
   constexpr int width = vector_width<S>;
+  // One request per 128-byte line a run starts in: the threads' runs lie end to end, so every
+  // line of the tile but possibly its last holds the start of a run (whole lines for runs of
+  // 32 bytes, as fp32 tiles of 8 items have); a vector in the middle of a line repeats a request.
+  constexpr int vectors_per_line = 128 / 16;
   if (!vector_ok) return;
 #pragma unroll
-  for (int c = 0; c < Items / width; ++c) {
+  for (int c = 0; c < Items / width; c += vectors_per_line) {
     const std::int64_t index = first + c * width;
     if (index + width <= valid) prefetch_l2(x + dir.vector_start<width>(index));
   }
