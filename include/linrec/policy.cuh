@@ -51,7 +51,8 @@ struct default_policy {
 
   /// tiled_lookback: threads per block and items per thread (a tile is their product). With the
   /// deferred look-back, 512 x 8 measured 0.63 of copy at 2^28 on the H200, against 0.61 for
-  /// 256 x 16 and 0.54 for 256 x 16 without deferring. Fewer threads where a tile's scanned
+  /// 256 x 16 and 0.54 for 256 x 16 without deferring (0.74 for 512 x 8 since session 20 cut the
+  /// instructions a tile; 256 x 16 not measured since). Fewer threads where a tile's scanned
   /// state would pass 32 KB of shared memory (the deferred kernel parks a whole tile there): a
   /// narrow operand (many items a thread) with a wide state, e.g. bf16 a with complex<double> b.
   static constexpr int lookback_threads =
