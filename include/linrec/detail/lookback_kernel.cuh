@@ -83,11 +83,16 @@ __device__ __forceinline__ affine<T> resolve_published(
       .resolve(aggregate);
 }
 
-// A scanned tile's output, and the row's final state where the tile ends its row.
-template <typename Problem, int Items, typename T>
+// A scanned tile's output, and the row's final state where the tile ends its row. Given the
+// kernel's `TileItems`, a whole tile takes the unchecked stores (see whole_tile).
+template <std::int64_t TileItems = 0, typename Problem, int Items, typename T>
 __device__ __forceinline__ void store_tile(const Problem& p, const tile_place& place, std::int64_t first,
                                            std::int64_t tiles_per_row, const affine<T> (&items)[Items]) {
-  p.store(place.row, place.start, first, place.valid, place.vector_ok, items);
+  if (TileItems > 0 && whole_tile<TileItems, Problem>(place)) {
+    p.store(place.row, place.start, first, every_step_valid, true, items);
+  } else {
+    p.store(place.row, place.start, first, place.valid, place.vector_ok, items);
+  }
   if (p.has_final() && place.tile_in_row == tiles_per_row - 1) store_final(p, place.row, first, place.valid, items);
 }
 
@@ -202,14 +207,7 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
       V out[Items];
 #pragma unroll
       for (int i = 0; i < Items; ++i) out[i] = op(prefix, held_items[i][threadIdx.x]);
-      if (whole_tile<tile_items, Problem>(held_place)) {
-        p.store(held_place.row, held_place.start, first, every_step_valid, true, out);
-        if (p.has_final() && held_place.tile_in_row == tiles_per_row - 1) {
-          store_final(p, held_place.row, first, held_place.valid, out);
-        }
-      } else {
-        store_tile(p, held_place, first, tiles_per_row, out);
-      }
+      store_tile<tile_items>(p, held_place, first, tiles_per_row, out);
     }
     if (tile >= tiles) return;
 
