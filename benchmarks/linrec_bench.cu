@@ -273,6 +273,11 @@ struct unstaged_deferred_tiles : deferred_lookback_tiles<Threads, Items, MinBloc
   static constexpr int lookback_tiles_per_lane = TilesPerLane;
   static constexpr int lookback_prefetch_rounds = PrefetchRounds;
 };
+// The deferred kernel with a tile shape and the warps that look back.
+template <int Threads, int Items, int MinBlocks, int Warps>
+struct deferred_warps : unstaged_deferred_tiles<Threads, Items, MinBlocks> {
+  static constexpr int lookback_warps = Warps;
+};
 // The staged look-back kernel at every size.
 template <int Threads, int Items, int Stages, int Deferral, int MinBlocks>
 struct staged_tiles : lookback_tiles<Threads, Items> {
@@ -336,6 +341,8 @@ void register_all() {
       add(name("tune_deferred_512x8_prefetch2", s), [=](benchmark::State& st) { bench_linrec<unstaged_deferred_tiles<512, 8, 2, 1, 2>>(st, layout); });
       add(name("tune_deferred_512x8_reach2", s), [=](benchmark::State& st) { bench_linrec<unstaged_deferred_tiles<512, 8, 2, 2>>(st, layout); });
       add(name("tune_deferred_512x8_reach4", s), [=](benchmark::State& st) { bench_linrec<unstaged_deferred_tiles<512, 8, 2, 4>>(st, layout); });
+      add(name("tune_deferred_512x8_warps8", s), [=](benchmark::State& st) { bench_linrec<deferred_warps<512, 8, 2, 8>>(st, layout); });
+      add(name("tune_deferred_256x16", s), [=](benchmark::State& st) { bench_linrec<deferred_warps<256, 16, 2, 8>>(st, layout); });
       add(name("tune_staged_512x8_s3_d1_mb2", s), [=](benchmark::State& st) { bench_linrec<staged_tiles<512, 8, 3, 1, 2>>(st, layout); });
       add(name("tune_staged_512x8_s4_d2_mb1", s), [=](benchmark::State& st) { bench_linrec<staged_tiles<512, 8, 4, 2, 1>>(st, layout); });
       add(name("tune_staged_512x8_s6_d4_mb1", s), [=](benchmark::State& st) { bench_linrec<staged_tiles<512, 8, 6, 4, 1>>(st, layout); });

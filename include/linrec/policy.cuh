@@ -69,6 +69,13 @@ struct default_policy {
   /// tiled_lookback, deferred: predecessors each look-back lane inspects per round, so a round
   /// reaches lookback_threads × this many tiles back.
   static constexpr int lookback_tiles_per_lane = 1;
+  /// tiled_lookback, deferred: how many of the block's warps look back (each reads 32 ×
+  /// lookback_tiles_per_lane predecessors a round); 0: all of them. A round must reach past the
+  /// tiles still unresolved, about one per resident block (264 on an H200). H200, fp32, session 21
+  /// (two same-run rounds): 8 of 16 warps 0.744 / 0.741 of copy at 1 x 2^28 against 0.736 / 0.739
+  /// for all, 265 / 265 us at 64 x 2^20 against 271 / 267; 4 warps (128 tiles a round) 0.40.
+  /// 256 x 16 tiles, 8 warps: 0.68.
+  static constexpr int lookback_warps = 0;
   /// tiled_lookback, deferred: a block that claims tile t asks L2 for the inputs of the tile this
   /// many rounds of the grid ahead (t + rounds × blocks), so DRAM reads run ahead of the blocks'
   /// look-backs; 0 turns it off. Forward only (the backward pass measured slower with it). H200,

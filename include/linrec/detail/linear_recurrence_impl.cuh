@@ -185,6 +185,7 @@ status launch_tiled_lookback(const plan& pl, void* temp, const Problem& p, cudaS
   if constexpr (Policy::lookback_deferred) {
     const auto kernel = deferred_lookback_kernel<threads, items, Policy::lookback_min_blocks,
                                                  Policy::lookback_tiles_per_lane, Policy::lookback_prefetch_rounds,
+                                                 (Policy::lookback_warps > 0 ? Policy::lookback_warps : threads / 32),
                                                  Problem>;
     return launch_lookback_kernel<Policy>(kernel, pl, temp, p, stream);
   } else {

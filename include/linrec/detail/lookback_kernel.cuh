@@ -140,7 +140,8 @@ __global__ void __launch_bounds__(Threads)
 /// the H200 at 2^28: 2.7 us of a 5.6 us tile) mostly disappears. The next tile's id is claimed
 /// before the held tile's look-back, so the counter's round trip overlaps it too.
 ///
-/// Each look-back lane inspects `TilesPerLane` predecessors a round (see tile_lookback_prefix).
+/// The first `LookbackWarps` warps look back, each lane inspecting `TilesPerLane` predecessors a
+/// round (see tile_lookback_prefix).
 ///
 /// With `PrefetchRounds` > 0, a block that claims tile t asks L2 for the inputs of tile
 /// t + PrefetchRounds × (blocks in the grid): blocks claim tiles about in turn, so that is about
@@ -151,14 +152,16 @@ __global__ void __launch_bounds__(Threads)
 ///
 /// Forward progress as for lookback_kernel: a look-back waits only on smaller ids, whose blocks
 /// publish each aggregate without waiting on anything.
-template <int Threads, int Items, int MinBlocks, int TilesPerLane, int PrefetchRounds, typename Problem>
+template <int Threads, int Items, int MinBlocks, int TilesPerLane, int PrefetchRounds, int LookbackWarps,
+          typename Problem>
 __global__ void __launch_bounds__(Threads, MinBlocks)
     deferred_lookback_kernel(Problem p, tile_status<affine<typename Problem::value_type>> status,
                              std::int64_t tiles_per_row) {
   using T = typename Problem::value_type;
   using V = affine<T>;
   using scan = block_scan<V, Threads, Items>;
-  using lookback = tile_lookback_prefix<V, Threads / 32, affine_scan_op, TilesPerLane>;
+  static_assert(LookbackWarps >= 1 && LookbackWarps <= Threads / 32, "look-back warps must be warps of the block");
+  using lookback = tile_lookback_prefix<V, LookbackWarps, affine_scan_op, TilesPerLane>;
   constexpr std::int64_t tile_items = scan::tile_items;
   __shared__ typename scan::temp_storage scan_storage;
   __shared__ typename lookback::temp_storage lookback_storage;
@@ -202,7 +205,7 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
     }
     if (holding) {
       // The held tile: its prefix (while the new tile's loads are in flight), then its output.
-      const V prefix = resolve_published<Threads / 32, TilesPerLane>(lookback_storage, p, status, held,
+      const V prefix = resolve_published<LookbackWarps, TilesPerLane>(lookback_storage, p, status, held,
                                                                      held_place, tiles_per_row, held_aggregate);
       V out[Items];
 #pragma unroll
