@@ -33,6 +33,7 @@ struct rows_adjoint_problem {
   /// read a round after a, g when the look-back is deferred. On the H200 at 2^28 fp32 the backward
   /// pass measured 0.73 of copy with that prefetch against 0.77 without.
   static constexpr bool prefetch_ahead = false;
+  static constexpr bool prefetch_in_bulk = false;
   // The unchecked path spilled 32 bytes here and slowed the backward pass (0.74 of copy against
   // 0.78 at 2^28).
   static constexpr bool unchecked_whole_tiles = false;
@@ -192,6 +193,7 @@ struct channel_adjoint_problem {
   // Tiles ahead are not asked into L2 (see channel_problem): on the H200 at [1, 65536, 1024]
   // fp32 the backward pass measured 0.62 of copy with a round of them (a, g and h) against 0.83.
   static constexpr bool prefetch_ahead = false;
+  static constexpr bool prefetch_in_bulk = false;
   // store() reads h at steps t0+1 … t0+Steps: asked into L2 when the tile is loaded, so the
   // store does not wait on DRAM a second time after the look-back (H200, [1, 65536, 1024] fp32
   // channel tiles: 0.84 of copy against 0.80).

@@ -37,10 +37,16 @@ __global__ void __launch_bounds__(Threads, 1024 / Threads) block_per_row_kernel(
     p.load(row, 0, first, min(tile_items, p.length), vector_ok, items);
     // Asks L2 for the tile `ahead` tiles past `start`, if the row has it (and the policy and the
     // problem want prefetching); the first tile asks for tiles 2 … PrefetchTiles, tile 1 being `next`.
+    // With the bulk-copy engine (sm_90), thread 0 asks for a whole aligned tile, a request per
+    // operand (a row's last, partial tile is not asked for); before, each thread for its lines.
     const auto prefetch = [&](std::int64_t start, int ahead) {
       if constexpr (PrefetchTiles > 0 && Problem::prefetch_ahead) {
         const std::int64_t later = start + ahead * tile_items;
-        if (later < p.length) {
+        if constexpr (bulk_prefetch_available()) {
+          if (threadIdx.x == 0 && vector_ok && later + tile_items <= p.length) {
+            p.template prefetch_whole_tile<tile_items>(row, later);
+          }
+        } else if (later < p.length) {
           p.template prefetch_inputs<Items>(row, later, first, min(tile_items, p.length - later), vector_ok);
         }
       }

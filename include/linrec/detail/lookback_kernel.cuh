@@ -40,6 +40,30 @@ __device__ __forceinline__ bool whole_tile(const tile_place& t) {
   return Problem::unchecked_whole_tiles && t.vector_ok && t.valid == TileItems;
 }
 
+// Asks L2 for the inputs of tile `ahead`, if there is one: every thread for its own run's lines.
+template <std::int64_t TileItems, int Items, typename Problem>
+__device__ __forceinline__ void prefetch_runs(const Problem& p, std::int64_t ahead, std::int64_t tiles,
+                                              std::int64_t tiles_per_row, std::int64_t first) {
+  if (ahead >= tiles) return;
+  const tile_place later = locate_tile<TileItems>(p, ahead, tiles_per_row);
+  if (whole_tile<TileItems, Problem>(later)) {
+    p.template prefetch_inputs<Items>(later.row, later.start, first, every_step_valid, true);
+  } else {
+    p.template prefetch_inputs<Items>(later.row, later.start, first, later.valid, later.vector_ok);
+  }
+}
+
+// The same from one thread, with the bulk-copy engine (sm_90): a request per operand for a whole
+// aligned tile (other tiles, the last of a row or a misaligned one, are not asked for), so the
+// other threads skip even locating the tile.
+template <std::int64_t TileItems, typename Problem>
+__device__ __forceinline__ void prefetch_whole_tile(const Problem& p, std::int64_t ahead, std::int64_t tiles,
+                                                    std::int64_t tiles_per_row) {
+  if (ahead >= tiles) return;
+  const tile_place later = locate_tile<TileItems>(p, ahead, tiles_per_row);
+  if (later.vector_ok && later.valid == TileItems) p.template prefetch_whole_tile<TileItems>(later.row, later.start);
+}
+
 // Tile ids come from the counter, not blockIdx: the look-back's forward-progress argument needs
 // every smaller id to belong to a block that has already started. (lookback_kernel claims its next
 // id only after it has published its current tile's inclusive prefix: claiming ahead there, with
@@ -148,7 +172,9 @@ __global__ void __launch_bounds__(Threads)
 /// the tile some block claims that many rounds later, and its loads then find it in L2. The
 /// memory system so always has a round of tiles' reads in flight, whatever phase the blocks are
 /// in (loading, scanning or waiting on their look-backs); each tile is still read from DRAM once.
-/// Problems that say `prefetch_ahead = false` are not prefetched.
+/// Problems that say `prefetch_in_bulk` ask with one thread of the last warp, a bulk request per
+/// operand for the whole tile (sm_90 and later), instead of every thread for its lines. Problems
+/// that say `prefetch_ahead = false` are not prefetched.
 ///
 /// Forward progress as for lookback_kernel: a look-back waits only on smaller ids, whose blocks
 /// publish each aggregate without waiting on anything.
@@ -193,13 +219,10 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
       }
       if constexpr (PrefetchRounds > 0 && Problem::prefetch_ahead) {
         const std::int64_t ahead = tile + std::int64_t(PrefetchRounds) * gridDim.x;
-        if (ahead < tiles) {
-          const tile_place later = locate_tile<tile_items>(p, ahead, tiles_per_row);
-          if (whole_tile<tile_items, Problem>(later)) {
-            p.template prefetch_inputs<Items>(later.row, later.start, first, every_step_valid, true);
-          } else {
-            p.template prefetch_inputs<Items>(later.row, later.start, first, later.valid, later.vector_ok);
-          }
+        if constexpr (Problem::prefetch_in_bulk && bulk_prefetch_available()) {
+          if (threadIdx.x == Threads - 32) prefetch_whole_tile<tile_items>(p, ahead, tiles, tiles_per_row);
+        } else {
+          prefetch_runs<tile_items, Items>(p, ahead, tiles, tiles_per_row, first);
         }
       }
     }

@@ -6,8 +6,9 @@
 //   value_type (the accumulator), width (items per thread are a multiple); rows, length; has_final()
 //   offset(row, step), vector_ok(offset), seed(row)
 //   load(row, start, first, valid, vector_ok, items)    the affine elements of a tile's run
-//   prefetch_ahead, prefetch_inputs<Items>(row, start, first, valid, vector_ok)
-//                                                       whether to, and how to, ask L2 for a tile's inputs
+//   prefetch_ahead, prefetch_in_bulk,                   whether to, and how to, ask L2 for a tile's inputs
+//   prefetch_inputs<Items>(row, start, first, valid, vector_ok),   (every thread its run,
+//   prefetch_whole_tile<TileItems>(row, start)                      or one thread all of a tile)
 //   unchecked_whole_tiles                               whether whole tiles may pass valid = every_step_valid
 //   store(row, start, first, valid, vector_ok, items)   the results, from the scanned elements
 //   lookback_type, for_lookback()                       the problem as the look-back kernels take it
@@ -43,6 +44,12 @@ struct rows_problem {
                                         std::is_same_v<H, Acc> && !is_complex_v<Acc>;
   /// Whether a kernel should ask L2 for tiles ahead of their claim (prefetch_inputs).
   static constexpr bool prefetch_ahead = true;
+  /// Whether the look-back kernel asks for a tile ahead with one thread and a bulk request per
+  /// operand (prefetch_whole_tile, sm_90) rather than with every thread for its lines
+  /// (prefetch_inputs). Backward in time only: on the H200 (session 21, three same-run rounds)
+  /// the bulk request took the reverse scan from 0.68-0.69 of copy to 0.72-0.74 at 1 x 2^28
+  /// (285-291 us to 270-276 at 64 x 2^20), but the forward scan from 0.74-0.75 to 0.72-0.73.
+  static constexpr bool prefetch_in_bulk = Reverse;
   /// Whether the look-back kernel loads and stores whole aligned tiles through a second path
   /// without bounds checks (valid = every_step_valid): a quarter of its instructions a tile went
   /// to index arithmetic and checks, and fp32 rows at 1 x 2^28 ran at 0.73 of copy with it against
@@ -98,6 +105,14 @@ struct rows_problem {
     const std::int64_t at = offset(row, start);
     prefetch_values<Items>(a + at, first, valid, vector_ok, direction());
     prefetch_values<Items>(b + at, first, valid, vector_ok, direction());
+  }
+  // What load() will read of a whole tile (steps start … start + TileItems - 1, in 16-byte
+  // vectors), asked into L2 by the one calling thread: one bulk request per operand.
+  template <std::int64_t TileItems>
+  __device__ __forceinline__ void prefetch_whole_tile(std::int64_t row, std::int64_t start) const {
+    const std::int64_t lowest = offset(row, start) - (reverse ? TileItems - 1 : 0);
+    prefetch_l2_bulk(a + lowest, std::uint32_t(TileItems * sizeof(A)));
+    prefetch_l2_bulk(b + lowest, std::uint32_t(TileItems * sizeof(B)));
   }
   template <int Items>
   __device__ __forceinline__ void store(std::int64_t row, std::int64_t start, std::int64_t first,

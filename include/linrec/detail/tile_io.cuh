@@ -6,6 +6,7 @@
 #include <linrec/detail/convert.cuh>
 
 #include <cuda_runtime.h>
+#include <nv/target>
 
 #include <algorithm>
 #include <cstdint>
@@ -84,6 +85,22 @@ __device__ __forceinline__ void store_vector_ptx(S* p, const S (&e)[vector_width
 /// thread will read later (a tile claimed a round on, the adjoint's h read when a tile is stored).
 __device__ __forceinline__ void prefetch_l2(const void* p) {
   asm volatile("prefetch.global.L2 [%0];" ::"l"(p));
+}
+
+/// Whether this build has the bulk-copy engine's L2 prefetch (sm_90 and later): in device code of
+/// such an architecture, true.
+__device__ __forceinline__ constexpr bool bulk_prefetch_available() {
+  NV_IF_ELSE_TARGET(NV_PROVIDES_SM_90, (return true;), (return false;))
+}
+
+/// Asks L2 for `bytes` bytes from p (16-byte aligned, a multiple of 16 bytes) in one request to the
+/// bulk-copy engine, from one thread: a whole tile of an operand without each thread computing
+/// where its lines are. Nothing where bulk_prefetch_available() is false.
+__device__ __forceinline__ void prefetch_l2_bulk(const void* p, std::uint32_t bytes) {
+  NV_IF_TARGET(NV_PROVIDES_SM_90, (asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(
+                                                    __cvta_generic_to_global(p)),
+                                                "r"(bytes)
+                                                : "memory");))
 }
 
 /// `Count` consecutive elements of x (16-byte aligned, Count * sizeof(S) a multiple of 16) read
