@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# Says whether two revisions compile to the same machine code, kernel for kernel, without a GPU:
+# every benchmark, GPU test and example translation unit of each revision is compiled for sm_90,
+# and each kernel's SASS (its code section with the register count it declares, and its shared
+# memory size) is looked up among the other revision's kernels of the same unit by content, so a
+# kernel renamed or given another template parameter still matches.
+#
+#     scripts/sass_compare.sh REV_A REV_B
+#
+# REV_A and REV_B are git revisions, or "." for the working tree; each is compiled with its own
+# sources. Prints, per translation unit, how many of A's kernels B has unchanged and names the
+# others; kernels only in B (new tuning variants, say) are counted. Exit code 0 when every kernel
+# of A is in B unchanged, 1 otherwise. JOBS (default 2) compilations run at once.
+#
+# What it is for: a change meant to leave the kernels as they are (a refactor, a knob that is off
+# by default, a new kernel beside the old) runs the code the GPU suite passed on if every kernel
+# of A is in B unchanged. Any other change to device code needs the GPU suite again. (PTX is not
+# the measure: the same code often comes out of NVVM with other virtual-register numbers or in
+# another order of independent instructions, which ptxas may or may not undo.)
+set -euo pipefail
+if [ $# -ne 2 ]; then
+  sed -n '2,19p' "$0" >&2
+  exit 2
+fi
+root=$(cd "$(dirname "$0")/.." && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+export PATH=/usr/local/cuda/bin:$PATH
+
+tree() {  # tree REV DIR: the revision's sources under DIR
+  mkdir -p "$2"
+  if [ "$1" = . ]; then
+    (cd "$root" && tar -c include tests benchmarks examples) | tar -x -C "$2"
+  else
+    git -C "$root" archive "$1" include tests benchmarks examples | tar -x -C "$2"
+  fi
+}
+
+compile() {  # compile DIR: every unit with device code of the tree at DIR to DIR/sass/<unit>.cubin
+  local dir=$1
+  mkdir -p "$dir/sass"
+  (cd "$dir" && ls benchmarks/*.cu tests/gpu/*.cu examples/*.cu) | xargs -P "${JOBS:-2}" -I{} sh -c \
+    'nvcc -std=c++17 -O3 -arch=sm_90 -DNDEBUG -I"$1/include" -cubin "$1/$2" -o "$1/sass/$(echo "$2" | tr / _).cubin"' \
+    _ "$dir" {}
+}
+
+tree "$1" "$work/a"
+tree "$2" "$work/b"
+compile "$work/a"
+compile "$work/b"
+
+python3 - "$work/a/sass" "$work/b/sass" <<'PY'
+import collections, hashlib, os, struct, sys
+
+def kernels(path):
+    """kernel name -> digest of its code section (with its flags and info word, which hold the
+    register count) and the size of its shared memory section, from a 64-bit cubin."""
+    data = open(path, "rb").read()
+    shoff = struct.unpack_from("<Q", data, 0x28)[0]
+    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 0x3A)
+    headers = [struct.unpack_from("<IIQQQQIIQQ", data, shoff + i * shentsize) for i in range(shnum)]
+    names_at = headers[shstrndx][4]
+    def name(offset):
+        end = data.index(b"\0", names_at + offset)
+        return data[names_at + offset:end].decode()
+    sections = {name(h[0]): h for h in headers}
+    out = {}
+    for section, h in sections.items():
+        if not section.startswith(".text."):
+            continue
+        kernel = section[len(".text."):]
+        shared = sections.get(".nv.shared." + kernel)
+        digest = hashlib.sha1(data[h[4]:h[4] + h[5]])
+        digest.update(struct.pack("<QI", h[2], h[7] >> 24))  # flags, and the register count
+        digest.update(struct.pack("<Q", shared[5] if shared else 0))
+        out[kernel] = digest.hexdigest()
+    return out
+
+a_dir, b_dir = sys.argv[1], sys.argv[2]
+missing_total = 0
+for unit in sorted(os.listdir(a_dir)):
+    a = kernels(os.path.join(a_dir, unit))
+    b_path = os.path.join(b_dir, unit)
+    b = kernels(b_path) if os.path.exists(b_path) else {}
+    available = collections.Counter(b.values())
+    missing = []
+    for kernel, digest in sorted(a.items()):
+        if available[digest] > 0:
+            available[digest] -= 1
+        else:
+            missing.append(kernel)
+    missing_total += len(missing)
+    print(f"{unit}: {len(a) - len(missing)} of {len(a)} kernels unchanged, {sum(available.values())} only in B")
+    for kernel in missing:
+        print(f"  changed or gone: {kernel}")
+print("every kernel of A is in B unchanged" if missing_total == 0 else f"{missing_total} kernels of A are not in B")
+sys.exit(0 if missing_total == 0 else 1)
+PY
