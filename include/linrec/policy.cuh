@@ -55,6 +55,10 @@ struct default_policy {
   /// instructions a tile; 256 x 16 not measured since). Fewer threads where a tile's scanned
   /// state would pass 32 KB of shared memory (the deferred kernel parks a whole tile there): a
   /// narrow operand (many items a thread) with a wide state, e.g. bf16 a with complex<double> b.
+  /// (Up to 1024 threads: a block whose parked tile passes 32 KB parks it in dynamic shared
+  /// memory. Tiles of 8192 at one block per SM, 1024 x 8 or 512 x 16, halve the tiles in flight
+  /// and so the aggregates each deferred look-back combines, over twice the items: the
+  /// tune_deferred_*_mb1 benchmarks, not yet run on a GPU.)
   static constexpr int lookback_threads =
       std::clamp(32768 / (thread_items * 2 * int(sizeof(Accumulator))), 64, 512);
   static constexpr int lookback_items = thread_items;

@@ -59,6 +59,15 @@ struct other_reach_policy : forced_policy<T, strategy::tiled_lookback> {
   static constexpr int lookback_tiles_per_lane = default_policy<T>::lookback_tiles_per_lane == 1 ? 3 : 1;
 };
 
+// The deferred look-back with tiles of 8192 float pairs at one block per SM, 8 warps looking
+// back: a block of 1024 threads, whose parked tile (64 KB) goes in dynamic shared memory.
+template <typename T>
+struct large_tile_policy : forced_policy<T, strategy::tiled_lookback> {
+  static constexpr int lookback_threads = 1024;
+  static constexpr int lookback_min_blocks = 1;
+  static constexpr int lookback_warps = 8;
+};
+
 // block_per_row launched without programmatic dependent launch (the default launches with it).
 template <typename T>
 struct plain_launch_policy : forced_policy<T, strategy::block_per_row> {
@@ -74,6 +83,8 @@ template <typename T, int Stages, int Deferral>
 using staged_config = config<T, strategy::tiled_lookback, staged_policy<T, Stages, Deferral>>;
 template <typename T>
 using other_reach_config = config<T, strategy::tiled_lookback, other_reach_policy<T>>;
+template <typename T>
+using large_tile_config = config<T, strategy::tiled_lookback, large_tile_policy<T>>;
 template <typename T>
 using plain_launch_config = config<T, strategy::block_per_row, plain_launch_policy<T>>;
 
@@ -342,6 +353,9 @@ struct config_name {
         }
         if (C::policy::lookback_tiles_per_lane != default_policy<typename C::value_type>::lookback_tiles_per_lane) {
           return type + "tiled_lookback_" + std::to_string(C::policy::lookback_tiles_per_lane) + "_tiles_per_lane";
+        }
+        if (C::policy::lookback_threads != default_policy<typename C::value_type>::lookback_threads) {
+          return type + "tiled_lookback_" + std::to_string(C::policy::lookback_threads) + "_threads";
         }
         return type + "tiled_lookback";
       case strategy::block_per_row:

@@ -152,7 +152,9 @@ status launch_lookback_kernel(Kernel kernel, const plan& pl, void* temp, const P
   if (blocks == 0) {
     blocks = tiles;
     if constexpr (Policy::lookback_persistent) {
-      if (const cudaError_t e = resident_blocks(kernel, threads, blocks); e != cudaSuccess) return status(e);
+      if (const cudaError_t e = resident_blocks(kernel, threads, blocks, shared_bytes); e != cudaSuccess) {
+        return status(e);
+      }
     }
   }
   blocks = std::min(tiles, blocks);
@@ -187,7 +189,16 @@ status launch_tiled_lookback(const plan& pl, void* temp, const Problem& p, cudaS
                                                  Policy::lookback_tiles_per_lane, Policy::lookback_prefetch_rounds,
                                                  (Policy::lookback_warps > 0 ? Policy::lookback_warps : threads / 32),
                                                  Problem>;
-    return launch_lookback_kernel<Policy>(kernel, pl, temp, p, stream);
+    constexpr std::size_t shared_bytes =
+        deferred_parks_dynamically<threads, items, T> ? deferred_parked_bytes<threads, items, T> : 0;
+    if constexpr (shared_bytes > 0) {
+      if (const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                     static_cast<int>(shared_bytes));
+          e != cudaSuccess) {
+        return status(e);
+      }
+    }
+    return launch_lookback_kernel<Policy>(kernel, pl, temp, p, stream, 0, shared_bytes);
   } else {
     return launch_lookback_kernel<Policy>(lookback_kernel<threads, items, Problem>, pl, temp, p, stream);
   }

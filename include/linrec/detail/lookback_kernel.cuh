@@ -9,6 +9,7 @@
 #include <linrec/tile_lookback.cuh>
 #include <linrec/tile_status.cuh>
 
+#include <cstddef>
 #include <cstdint>
 
 namespace linrec::detail {
@@ -156,6 +157,17 @@ __global__ void __launch_bounds__(Threads)
   }
 }
 
+/// The tile a deferred look-back block parks (its scanned items) and where: in static shared
+/// memory up to `deferred_static_park_limit` bytes, else in dynamic shared memory of this size,
+/// which the launch asks for (static shared memory stops at 48 KB a block, and tiles of 8192
+/// float pairs, a block of 1024 threads or of 16 items a thread, park 64 KB).
+template <int Threads, int Items, typename T>
+inline constexpr std::size_t deferred_parked_bytes = sizeof(affine<T>) * std::size_t(Threads) * Items;
+inline constexpr std::size_t deferred_static_park_limit = 32768;
+template <int Threads, int Items, typename T>
+inline constexpr bool deferred_parks_dynamically =
+    deferred_parked_bytes<Threads, Items, T> > deferred_static_park_limit;
+
 /// The look-back kernel with each tile's look-back deferred by one tile. A block holds two tiles:
 /// it loads and scans a new one and publishes its aggregate at once, and only then looks back for
 /// the one it holds, whose scanned items wait in shared memory. So every aggregate appears one
@@ -192,7 +204,11 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
   __shared__ typename scan::temp_storage scan_storage;
   __shared__ typename lookback::temp_storage lookback_storage;
   __shared__ std::int64_t shared_tile;
-  __shared__ V held_items[Items][Threads];  // [item][thread]: each thread parks and reads its own
+  // [item][thread]: each thread parks and reads its own.
+  constexpr bool park_dynamically = deferred_parks_dynamically<Threads, Items, T>;
+  __shared__ V held_static[park_dynamically ? 1 : Items * Threads];
+  extern __shared__ __align__(16) unsigned char deferred_parked_dynamic[];
+  V* const held_items = park_dynamically ? reinterpret_cast<V*>(deferred_parked_dynamic) : held_static;
 
   const std::int64_t tiles = status.tiles();
   const std::int64_t first = std::int64_t(threadIdx.x) * Items;
@@ -232,7 +248,7 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
                                                                      held_place, tiles_per_row, held_aggregate);
       V out[Items];
 #pragma unroll
-      for (int i = 0; i < Items; ++i) out[i] = op(prefix, held_items[i][threadIdx.x]);
+      for (int i = 0; i < Items; ++i) out[i] = op(prefix, held_items[i * Threads + threadIdx.x]);
       store_tile<tile_items>(p, held_place, first, tiles_per_row, out);
     }
     if (tile >= tiles) return;
@@ -246,7 +262,7 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
       claimed = status.next_tile();
     }
 #pragma unroll
-    for (int i = 0; i < Items; ++i) held_items[i][threadIdx.x] = items[i];
+    for (int i = 0; i < Items; ++i) held_items[i * Threads + threadIdx.x] = items[i];
     holding = true;
     held = tile;
     held_place = place;
