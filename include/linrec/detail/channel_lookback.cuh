@@ -1,11 +1,12 @@
 // linrec/detail/channel_lookback.cuh — the channel tiles' decoupled look-back: a tile's carry-in,
 // one affine map per channel of its group, from the same channels' earlier time chunks.
 //
-// channel_rescan_kernel (an experiment) calls it. channel_tiles_kernel keeps its own inline copy
-// of the one-warp look-back, the code the H200 suite last passed: calling this function there
-// compiles the fp32 and fp64 kernels to the same SASS, but the 2-byte and complex64 ones to
-// other instruction orders (scripts/sass_compare.sh), which no GPU has run yet. Once the suite has
-// run on it, that copy should go.
+// channel_rescan_kernel (an experiment) calls it and the two helpers below. channel_tiles_kernel
+// keeps its own inline copies of the one-warp look-back, the seeds and the final-state write, the
+// code the H200 suite last passed: calling this function there compiles the fp32 and fp64 kernels
+// to the same SASS, but the 2-byte and complex64 ones to other instruction orders
+// (scripts/sass_compare.sh), which no GPU has run yet. Once the suite has run on it, those copies
+// should go.
 #pragma once
 
 #include <linrec/affine.cuh>
@@ -43,8 +44,8 @@ struct channel_tile_scalars<1> {
 /// place, threadIdx.x % Lanes and threadIdx.x / Lanes), for a tile that is not its group's
 /// first chunk and whose aggregate maps are already published. `aggregate` (read in the last row
 /// only) is the lane's part of the tile's aggregate, and `own_inclusive` where the lane's part of
-/// its inclusive prefix goes (status.values(tile, inclusive) + lane × Width). Sets `exclusive`, on every thread, to its
-/// lane's maps of the tile's exclusive prefix.
+/// its inclusive prefix goes (status.values(tile, inclusive) + lane × Width). Sets `exclusive`, on
+/// every thread, to its lane's maps of the tile's exclusive prefix.
 ///
 /// A round: the first `LookbackWarps` warps inspect 32 earlier chunks of the group each and wait
 /// only for those up to the nearest inclusive prefix. Then every row loads a run of those

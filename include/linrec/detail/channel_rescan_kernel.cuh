@@ -4,10 +4,11 @@
 // at once, keeping of it only each thread's carry within the tile (`before`: width maps) and, in
 // the last row, the tile's aggregate; a round later it reads the tile's a and b again (from L2,
 // where one round of tiles should still be), looks back for it while those loads are in flight,
-// when every predecessor has long published, and rescans the tile from the carry-in to store h. So no tile waits behind a chain of predecessors resolving one
-// after another (the direct kernel's wait: Nsight Compute, run 11, latency-bound at about 15 % of
-// issue slots), and the state a block holds between rounds is a few registers, not the 128 KB a
-// parked tile took (run 4's deferred experiment: 0.66 of copy against 0.70 at [1, 65536, 1024]).
+// when every predecessor has long published, and rescans the tile from the carry-in to store h.
+// So no tile waits behind a chain of predecessors resolving one after another (the direct
+// kernel's wait: Nsight Compute, run 11, latency-bound at about 15 % of issue slots), and the
+// state a block holds between rounds is a few registers, not the 128 KB a parked tile took (run
+// 4's deferred experiment: 0.66 of copy against 0.70 at [1, 65536, 1024]).
 // DRAM traffic is unchanged if L2 keeps a round of tiles (132 × 128 KB of a and b on an H200 for
 // fp32); L2 traffic for a and b doubles.
 #pragma once
