@@ -265,13 +265,6 @@ struct tiles_tuning : linrec::default_policy<float> {
   static constexpr int channel_threads = Threads;
   static constexpr int channel_steps = Steps;
 };
-// The channel tiles deferring each look-back and reading the tile again (channel_rescan_kernel),
-// with look-back rounds of this many warps.
-template <int MinBlocks, int Steps, int LookbackWarps = 1>
-struct rescan_tuning : tiles_tuning<MinBlocks, Steps, 8> {
-  static constexpr bool channel_tiles_rescan = true;
-  static constexpr int channel_lookback_warps = LookbackWarps;
-};
 // The channel tiles' L2 prefetch: tiles this many rounds ahead (forward only), and the backward
 // pass's h when a tile is loaded.
 template <int Rounds, bool StoreInputs>
@@ -327,9 +320,6 @@ void register_all() {
       add("tune_backward_tiles_no_prefetch", [=](benchmark::State& st) { bench_backward<prefetch_tuning<0, false>>(st, l, dims); });
     }
     if (s.batch * s.channels < 256 * 32) {  // the shapes that take channel_tiles (default: 8 lanes x 16 steps, 1 block per SM)
-      add("tune_tiles_rescan", [=](benchmark::State& st) { bench_linrec<rescan_tuning<1, 16>>(st, l, dims); });
-      add("tune_tiles_rescan_warps4", [=](benchmark::State& st) { bench_linrec<rescan_tuning<1, 16, 4>>(st, l, dims); });
-      add("tune_tiles_rescan_s8_mb2", [=](benchmark::State& st) { bench_linrec<rescan_tuning<2, 8>>(st, l, dims); });
       add("tune_tiles_no_prefetch", [=](benchmark::State& st) { bench_linrec<prefetch_tuning<0, false>>(st, l, dims); });
       add("tune_tiles_prefetch2", [=](benchmark::State& st) { bench_linrec<prefetch_tuning<2, true>>(st, l, dims); });
       add("tune_tiles_s4_lanes32", [=](benchmark::State& st) { bench_linrec<tiles_tuning<2, 4, 32>>(st, l, dims); });

@@ -180,16 +180,6 @@ struct default_policy {
   /// tile is loaded, not read from DRAM after its look-back: 0.84 of copy against 0.80 for the
   /// backward pass at [1, 65536, 1024] fp32 (H200).
   static constexpr bool channel_prefetch_store_inputs = true;
-  /// channel_tiles with channel_tiles_rescan (an experiment, below): how many warps inspect
-  /// predecessors in each look-back round, 32 chunks of the group each. A round must reach past
-  /// the chunks of a group still in flight, about the resident blocks over the groups: 1 warp
-  /// does for [1, T, 1024] fp32 (32 groups, 4 chunks of each in flight on an H200), not for 64
-  /// channels (2 groups, 66 chunks of each). The default kernel looks back with 1.
-  static constexpr int channel_lookback_warps = 1;
-  /// channel_tiles, forward only: EXPERIMENT, not yet measured on a GPU. Defer each tile's
-  /// look-back by one tile and read the tile's inputs again to store it, keeping only a few maps
-  /// a thread between rounds (see channel_rescan_kernel).
-  static constexpr bool channel_tiles_rescan = false;
 
   /// Overrides the automatic choice when not `strategy::automatic`. A row strategy applies to row
   /// layouts and to tensor layouts that reduce to rows; `channel_tiles` and `channel_walk` apply to

@@ -9,7 +9,6 @@
 #include <cstdint>
 #include <numeric>
 #include <random>
-#include <type_traits>
 
 namespace {
 
@@ -33,15 +32,6 @@ struct walk_policy : linrec::default_policy<T> {
 template <typename T>
 struct staged_walk_policy : walk_policy<T> {
   static constexpr bool channel_walk_prefetch = true;
-};
-
-// The channel tiles' rescan experiment (off by default): each look-back deferred by a tile, the
-// tile read again to store it, look-back rounds of `LookbackWarps` warps.
-template <typename T, int LookbackWarps>
-struct channel_rescan_policy : linrec::default_policy<T> {
-  static constexpr strategy forced = strategy::channel_tiles;
-  static constexpr bool channel_tiles_rescan = true;
-  static constexpr int channel_lookback_warps = LookbackWarps;
 };
 
 // The look-back kernel that resolves each tile before claiming the next (the default defers).
@@ -258,28 +248,6 @@ TYPED_TEST(tensor_layouts_test, direct_lookback_matches_reference) {
   this->template check<P>(tensor_layout::batch_time_channels(1, 100003, 64), a_dist::long_memory);
   this->template check<P>(tensor_layout::batch_time_channels(2, 130, 67), a_dist::half_to_one, true, -1, 1);
   this->template check<P>(tensor_layout::batch_channels_time(1, 5000, 1), a_dist::half_to_one, true, -1, 1);
-}
-
-TYPED_TEST(tensor_layouts_test, channel_tiles_rescan_matches_reference) {
-  using T = TypeParam;
-  const auto check_with = [this](auto warps) {
-    using P = channel_rescan_policy<T, decltype(warps)::value>;
-    const std::int64_t steps = TestFixture::tile_steps(64);  // one tile's time steps
-    for (const std::int64_t channels : {1, 33, 64, 1000}) {
-      for (const std::int64_t length : {std::int64_t(1), steps - 1, steps, steps + 1, 7 * steps + 5}) {
-        SCOPED_TRACE(::testing::Message() << decltype(warps)::value << " look-back warps, channels " << channels
-                                          << " length " << length);
-        this->template check<P>(tensor_layout::batch_time_channels(2, length, channels), a_dist::minus_one_to_one,
-                                channels % 2 == 1);
-      }
-    }
-    // Two groups, hundreds of chunks each: look-backs of several rounds (one warp) or one (four).
-    this->template check<P>(tensor_layout::batch_time_channels(1, 100003, 64), a_dist::long_memory);
-    this->template check<P>(tensor_layout::time_batch_channels(3, 3001, 130).reversed(), a_dist::half_to_one);
-    this->template check<P>(tensor_layout::batch_time_channels(2, 130, 67), a_dist::half_to_one, true, -1, 1);
-  };
-  check_with(std::integral_constant<int, 1>{});
-  check_with(std::integral_constant<int, 4>{});
 }
 
 TYPED_TEST(tensor_layouts_test, channel_walk_matches_reference) {

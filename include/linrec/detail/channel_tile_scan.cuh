@@ -35,32 +35,33 @@ struct channel_tile_scan {
     affine<T> row_aggregates[rows][group + (transposed ? 1 : 0)];
   };
 
-  /// The scan without its last step: each thread's items become op over its own earlier steps
-  /// and itself only, and `before` the op over the tile's rows before the thread's (the identity in
-  /// row 0), so that op(before[v], items[s][v]) is what `scan` leaves. Transposed tiles only. For
-  /// kernels that keep a tile's `before` and not its items (channel_rescan_kernel).
-  static __device__ __forceinline__ void scan_row_prefixes(temp_storage& storage, affine<T> (&items)[Steps][width],
-                                                           affine<T> (&before)[width]) {
-    static_assert(transposed, "row prefixes by shuffles need rows a power of two within a warp");
-    const int lane = static_cast<int>(threadIdx.x) % Lanes;
-    const int row = static_cast<int>(threadIdx.x) / Lanes;
-    scan_steps_and_share(storage, items, lane, row);
-    scan_columns(storage);
-#pragma unroll
-    for (int v = 0; v < width; ++v) {
-      before[v] = row > 0 ? storage.row_aggregates[row - 1][lane * width + v] : affine<T>::identity();
-    }
-  }
-
   /// Contains two __syncthreads() (one where not `transposed`); call __syncthreads() before
   /// reusing `storage`.
   static __device__ __forceinline__ void scan(temp_storage& storage, affine<T> (&items)[Steps][width]) {
     const affine_scan_op op;
     const int lane = static_cast<int>(threadIdx.x) % Lanes;
     const int row = static_cast<int>(threadIdx.x) / Lanes;
-    scan_steps_and_share(storage, items, lane, row);
+#pragma unroll
+    for (int s = 1; s < Steps; ++s) {
+#pragma unroll
+      for (int v = 0; v < width; ++v) items[s][v] = op(items[s - 1][v], items[s][v]);
+    }
+#pragma unroll
+    for (int v = 0; v < width; ++v) storage.row_aggregates[row][lane * width + v] = items[Steps - 1][v];
+    __syncthreads();
     if constexpr (transposed) {
-      scan_columns(storage);
+      // Thread i scans row i % rows of columns i / rows, i / rows + Threads / rows, ...: `width`
+      // columns each, every column once. Each cell is read and rewritten by the same thread.
+      constexpr int columns_per_pass = Threads / rows;
+      const int cell_row = static_cast<int>(threadIdx.x) % rows;
+      const int column0 = static_cast<int>(threadIdx.x) / rows;
+      const warp_scan<affine<T>, rows> column_scan;
+#pragma unroll
+      for (int k = 0; k < width; ++k) {
+        affine<T>& cell = storage.row_aggregates[cell_row][k * columns_per_pass + column0];
+        cell = column_scan.inclusive_scan(cell);
+      }
+      __syncthreads();
       if (row > 0) {
 #pragma unroll
         for (int v = 0; v < width; ++v) {
@@ -80,38 +81,6 @@ struct channel_tile_scan {
         }
       }
     }
-  }
-
- private:
-  // Each thread scans its own steps in registers and leaves its rows' aggregates (its last
-  // items) in shared memory for the block; contains a __syncthreads().
-  static __device__ __forceinline__ void scan_steps_and_share(temp_storage& storage, affine<T> (&items)[Steps][width],
-                                                              int lane, int row) {
-    const affine_scan_op op;
-#pragma unroll
-    for (int s = 1; s < Steps; ++s) {
-#pragma unroll
-      for (int v = 0; v < width; ++v) items[s][v] = op(items[s - 1][v], items[s][v]);
-    }
-#pragma unroll
-    for (int v = 0; v < width; ++v) storage.row_aggregates[row][lane * width + v] = items[Steps - 1][v];
-    __syncthreads();
-  }
-
-  // Transposed tiles: every channel's column of row aggregates scanned in place. Thread i scans
-  // row i % rows of columns i / rows, i / rows + Threads / rows, ...: `width` columns each, every
-  // column once, each cell read and rewritten by the same thread. Contains a __syncthreads().
-  static __device__ __forceinline__ void scan_columns(temp_storage& storage) {
-    constexpr int columns_per_pass = Threads / rows;
-    const int cell_row = static_cast<int>(threadIdx.x) % rows;
-    const int column0 = static_cast<int>(threadIdx.x) / rows;
-    const warp_scan<affine<T>, rows> column_scan;
-#pragma unroll
-    for (int k = 0; k < width; ++k) {
-      affine<T>& cell = storage.row_aggregates[cell_row][k * columns_per_pass + column0];
-      cell = column_scan.inclusive_scan(cell);
-    }
-    __syncthreads();
   }
 };
 

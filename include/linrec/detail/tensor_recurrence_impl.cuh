@@ -3,7 +3,6 @@
 #pragma once
 
 #include <linrec/detail/channel_problem.cuh>
-#include <linrec/detail/channel_rescan_kernel.cuh>
 #include <linrec/detail/channel_tile_status.cuh>
 #include <linrec/detail/channel_tiles_kernel.cuh>
 #include <linrec/detail/channel_walk_kernel.cuh>
@@ -24,15 +23,8 @@ template <typename Policy, int Lanes, typename Problem>
 status launch_channel_tiles_with(const tensor_plan& pl, void* temp, const Problem& p, cudaStream_t stream) {
   using T = typename Problem::value_type;
   constexpr int threads = Policy::channel_threads;
-  const auto kernel = [] {
-    if constexpr (Policy::channel_tiles_rescan && Problem::prefetch_ahead) {
-      return channel_rescan_kernel<threads, Lanes, Policy::channel_steps, Policy::channel_min_blocks,
-                                   Policy::channel_prefetch_rounds, Policy::channel_lookback_warps, Problem>;
-    } else {
-      return channel_tiles_kernel<threads, Lanes, Policy::channel_steps, Policy::channel_min_blocks,
-                                  Policy::channel_prefetch_rounds, Policy::channel_prefetch_store_inputs, Problem>;
-    }
-  }();
+  const auto kernel = channel_tiles_kernel<threads, Lanes, Policy::channel_steps, Policy::channel_min_blocks,
+                                           Policy::channel_prefetch_rounds, Policy::channel_prefetch_store_inputs, Problem>;
   const std::int64_t tiles = pl.tiling.tiles();
   // The grid size first: a failed query then leaves nothing enqueued. Persistent blocks take
   // tiles from the counter until none are left.
