@@ -278,13 +278,22 @@ template <int Threads, int Items, int MinBlocks, int Warps>
 struct deferred_warps : unstaged_deferred_tiles<Threads, Items, MinBlocks> {
   static constexpr int lookback_warps = Warps;
 };
+// The deferred kernel storing whole tiles striped across the block (lookback_striped_stores).
+template <bool Striped, int Warps = 8, int PrefetchRounds = 1>
+struct deferred_striped : deferred_warps<512, 8, 2, Warps> {
+  static constexpr bool lookback_striped_stores = Striped;
+  static constexpr int lookback_prefetch_rounds = PrefetchRounds;
+};
 // The staged look-back kernel at every size.
-template <int Threads, int Items, int Stages, int Deferral, int MinBlocks>
+template <int Threads, int Items, int Stages, int Deferral, int MinBlocks, int Warps = 8, int TilesPerLane = 1>
 struct staged_tiles : lookback_tiles<Threads, Items> {
   static constexpr int lookback_stages = Stages;
   static constexpr int lookback_staged_deferral = Deferral;
   static constexpr int lookback_min_blocks = MinBlocks;
   static constexpr std::int64_t lookback_staged_min_tiles_per_block = 0;
+  static constexpr int lookback_warps = Warps;
+  static constexpr int lookback_tiles_per_lane = TilesPerLane;
+  static constexpr bool lookback_striped_stores = true;
 };
 template <int Threads, int Items, bool Programmatic = true>
 struct row_block_tiles : forced_policy<linrec::strategy::block_per_row> {
@@ -341,19 +350,22 @@ void register_all() {
       add(name("tune_deferred_512x8_prefetch2", s), [=](benchmark::State& st) { bench_linrec<unstaged_deferred_tiles<512, 8, 2, 1, 2>>(st, layout); });
       add(name("tune_deferred_512x8_reach2", s), [=](benchmark::State& st) { bench_linrec<unstaged_deferred_tiles<512, 8, 2, 2>>(st, layout); });
       add(name("tune_deferred_512x8_reach4", s), [=](benchmark::State& st) { bench_linrec<unstaged_deferred_tiles<512, 8, 2, 4>>(st, layout); });
-      add(name("tune_deferred_512x8_warps8", s), [=](benchmark::State& st) { bench_linrec<deferred_warps<512, 8, 2, 8>>(st, layout); });
       add(name("tune_deferred_256x16", s), [=](benchmark::State& st) { bench_linrec<deferred_warps<256, 16, 2, 8>>(st, layout); });
+      // Session 24: striped stores with 8 look-back warps (the best measured), with 16, and own-run
+      // stores at 8; the staged kernel (bulk copies into shared memory instead of loads and an L2
+      // prefetch) with striped stores and 8 warps (built, not yet run on the H200).
+      add(name("tune_deferred_512x8_striped_warps8", s), [=](benchmark::State& st) { bench_linrec<deferred_striped<true, 8>>(st, layout); });
+      add(name("tune_deferred_512x8_own_run_stores", s), [=](benchmark::State& st) { bench_linrec<deferred_striped<false>>(st, layout); });
+      add(name("tune_deferred_512x8_striped_warps16", s), [=](benchmark::State& st) { bench_linrec<deferred_striped<true, 16>>(st, layout); });
+      add(name("tune_staged_512x8_s3_d1_mb2_w8", s), [=](benchmark::State& st) { bench_linrec<staged_tiles<512, 8, 3, 1, 2>>(st, layout); });
+      add(name("tune_staged_512x8_s3_d1_mb2_w16", s), [=](benchmark::State& st) { bench_linrec<staged_tiles<512, 8, 3, 1, 2, 16>>(st, layout); });
+      add(name("tune_staged_256x8_s4_d1_mb3_reach2", s), [=](benchmark::State& st) { bench_linrec<staged_tiles<256, 8, 4, 1, 3, 8, 2>>(st, layout); });
+      add(name("tune_staged_256x8_s5_d1_mb2", s), [=](benchmark::State& st) { bench_linrec<staged_tiles<256, 8, 5, 1, 2>>(st, layout); });
+      add(name("tune_staged_256x8_s6_d2_mb2", s), [=](benchmark::State& st) { bench_linrec<staged_tiles<256, 8, 6, 2, 2>>(st, layout); });
+      add(name("tune_staged_512x4_s5_d1_mb2_reach2", s), [=](benchmark::State& st) { bench_linrec<staged_tiles<512, 4, 5, 1, 2, 8, 2>>(st, layout); });
       // Tiles of 8192 at one block per SM (parked in dynamic shared memory), 8 warps looking back:
       // 0.69 of copy at 2^28 against 0.74 for the default (H200, session 23).
       add(name("tune_deferred_1024x8_mb1_warps8", s), [=](benchmark::State& st) { bench_linrec<deferred_warps<1024, 8, 1, 8>>(st, layout); });
-      add(name("tune_staged_512x8_s3_d1_mb2", s), [=](benchmark::State& st) { bench_linrec<staged_tiles<512, 8, 3, 1, 2>>(st, layout); });
-      add(name("tune_staged_512x8_s4_d2_mb1", s), [=](benchmark::State& st) { bench_linrec<staged_tiles<512, 8, 4, 2, 1>>(st, layout); });
-      add(name("tune_staged_512x8_s6_d4_mb1", s), [=](benchmark::State& st) { bench_linrec<staged_tiles<512, 8, 6, 4, 1>>(st, layout); });
-      add(name("tune_staged_256x8_s4_d2_mb3", s), [=](benchmark::State& st) { bench_linrec<staged_tiles<256, 8, 4, 2, 3>>(st, layout); });
-      add(name("tune_staged_256x8_s5_d2_mb2", s), [=](benchmark::State& st) { bench_linrec<staged_tiles<256, 8, 5, 2, 2>>(st, layout); });
-      add(name("tune_staged_256x8_s6_d3_mb2", s), [=](benchmark::State& st) { bench_linrec<staged_tiles<256, 8, 6, 3, 2>>(st, layout); });
-      add(name("tune_staged_256x8_s6_d4_mb2", s), [=](benchmark::State& st) { bench_linrec<staged_tiles<256, 8, 6, 4, 2>>(st, layout); });
-      add(name("tune_staged_128x16_s6_d3_mb2", s), [=](benchmark::State& st) { bench_linrec<staged_tiles<128, 16, 6, 3, 2>>(st, layout); });
     }
     if (s.rows >= 1024) {
       add(name("tune_row_block_128x8_plain_launch", s), [=](benchmark::State& st) { bench_linrec<row_block_tiles<128, 8, false>>(st, layout); });

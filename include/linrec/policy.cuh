@@ -73,12 +73,15 @@ struct default_policy {
   /// tiled_lookback, deferred: predecessors each look-back lane inspects per round, so a round
   /// reaches lookback_threads × this many tiles back.
   static constexpr int lookback_tiles_per_lane = 1;
-  /// tiled_lookback, deferred: how many of the block's warps look back (each reads 32 ×
-  /// lookback_tiles_per_lane predecessors a round); 0: all of them. A round must reach past the
-  /// tiles still unresolved, about one per resident block (264 on an H200). H200, fp32, session 21
+  /// tiled_lookback (deferred or staged): how many of the block's warps look back (each reads 32
+  /// × lookback_tiles_per_lane predecessors a round); 0: all of them. A
+  /// round must reach past the tiles still unresolved, about one per resident block (264 on an
+  /// H200). H200, fp32, session 21
   /// (two same-run rounds): 8 of 16 warps 0.744 / 0.741 of copy at 1 x 2^28 against 0.736 / 0.739
   /// for all, 265 / 265 us at 64 x 2^20 against 271 / 267; 4 warps (128 tiles a round) 0.40.
-  /// 256 x 16 tiles, 8 warps: 0.68.
+  /// 256 x 16 tiles, 8 warps: 0.68. Session 24, with striped stores (two same-run rounds): 8
+  /// warps 0.769 / 0.771 at 1 x 2^28 against 0.757 / 0.761 for all 16 and 0.764 / 0.765 for 12
+  /// (not the default yet: that pairing has not run the GPU suite).
   static constexpr int lookback_warps = 0;
   /// tiled_lookback, deferred: a block that claims tile t asks L2 for the inputs of the tile this
   /// many rounds of the grid ahead (t + rounds × blocks), so DRAM reads run ahead of the blocks'
@@ -86,6 +89,17 @@ struct default_policy {
   /// fp32 1 × 2^28 and 64 × 2^20: 1 round 0.63 and 0.62 of copy, none 0.59 and 0.61, 2 rounds
   /// 0.62 and 0.62.
   static constexpr int lookback_prefetch_rounds = 1;
+  /// tiled_lookback (deferred or staged): store a whole tile's h striped across the block from
+  /// its parked items, so each warp's store covers 512 contiguous bytes, instead of each thread
+  /// its own run of lookback_items steps (for fp32 tiles of 8 items a warp's store then
+  /// half-fills every sector of 1 KB, and two stores fill them). The look-back kernel is bound by
+  /// the L2's fabric between its two partitions (Nsight Compute, H200, 1 x 2^28 fp32:
+  /// lts__ltcfabric2ltc_cycles_active 87 % of peak, against 93 % for block_per_row at the copy
+  /// roofline); striped stores cut the L2 write requests from 11.4 M to 8.5 M a launch. With 8
+  /// look-back warps: 0.769 / 0.771 of copy against 0.744 / 0.749 (session 24, same runs), 64 x
+  /// 2^20 255 / 254 us against 265 / 263. Forward in time only (rows_problem::striped_stores).
+  /// Off by default until the suite has run with it on (its own test config passed on the H200).
+  static constexpr bool lookback_striped_stores = false;
   /// tiled_lookback on sm_90 and later: how many claimed tiles each block keeps streaming into
   /// shared memory through the bulk-copy engine while it scans (see staged_lookback_kernel); 0
   /// turns staging off. Builds for earlier architectures never stage.

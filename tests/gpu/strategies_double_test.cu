@@ -7,6 +7,6 @@ using double_configs = ::testing::Types<config<double, strategy::tiled_lookback>
                                         config<double, strategy::block_per_row>,
                                         config<double, strategy::warp_per_row>,
                                         staged_config<double, 3, 1>, staged_config<double, 6, 3>,
-                                        other_reach_config<double>>;
+                                        other_reach_config<double>, striped_store_config<double>>;
 INSTANTIATE_TYPED_TEST_SUITE_P(double_, strategy_test, double_configs, config_name);
 }  // namespace linrec::testing

@@ -8,7 +8,7 @@ using float_configs = ::testing::Types<config<float, strategy::tiled_lookback>,
                                        config<float, strategy::block_per_row>,
                                        config<float, strategy::warp_per_row>,
                                        staged_config<float, 3, 1>, staged_config<float, 6, 3>,
-                                       other_reach_config<float>, large_tile_config<float>,
+                                       other_reach_config<float>, striped_store_config<float>, large_tile_config<float>,
                                        plain_launch_config<float>>;
 INSTANTIATE_TYPED_TEST_SUITE_P(float_, strategy_test, float_configs, config_name);
 }  // namespace linrec::testing

@@ -68,6 +68,12 @@ struct large_tile_policy : forced_policy<T, strategy::tiled_lookback> {
   static constexpr int lookback_warps = 8;
 };
 
+// The deferred look-back storing whole tiles striped across the block from the parked items.
+template <typename T>
+struct striped_store_policy : forced_policy<T, strategy::tiled_lookback> {
+  static constexpr bool lookback_striped_stores = !default_policy<T>::lookback_striped_stores;
+};
+
 // block_per_row launched without programmatic dependent launch (the default launches with it).
 template <typename T>
 struct plain_launch_policy : forced_policy<T, strategy::block_per_row> {
@@ -85,6 +91,8 @@ template <typename T>
 using other_reach_config = config<T, strategy::tiled_lookback, other_reach_policy<T>>;
 template <typename T>
 using large_tile_config = config<T, strategy::tiled_lookback, large_tile_policy<T>>;
+template <typename T>
+using striped_store_config = config<T, strategy::tiled_lookback, striped_store_policy<T>>;
 template <typename T>
 using plain_launch_config = config<T, strategy::block_per_row, plain_launch_policy<T>>;
 
@@ -353,6 +361,10 @@ struct config_name {
         }
         if (C::policy::lookback_tiles_per_lane != default_policy<typename C::value_type>::lookback_tiles_per_lane) {
           return type + "tiled_lookback_" + std::to_string(C::policy::lookback_tiles_per_lane) + "_tiles_per_lane";
+        }
+        if (C::policy::lookback_striped_stores != default_policy<typename C::value_type>::lookback_striped_stores) {
+          return type + (C::policy::lookback_striped_stores ? "tiled_lookback_striped_stores"
+                                                             : "tiled_lookback_own_run_stores");
         }
         if (C::policy::lookback_threads != default_policy<typename C::value_type>::lookback_threads) {
           return type + "tiled_lookback_" + std::to_string(C::policy::lookback_threads) + "_threads";

@@ -37,6 +37,7 @@ struct rows_adjoint_problem {
   // The unchecked path spilled 32 bytes here and slowed the backward pass (0.74 of copy against
   // 0.78 at 2^28).
   static constexpr bool unchecked_whole_tiles = false;
+  static constexpr bool striped_stores = false;
 
   const T* a;
   const T* h;        // the forward output

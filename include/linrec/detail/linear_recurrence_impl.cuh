@@ -170,11 +170,13 @@ template <typename Policy, typename Problem>
 status launch_tiled_lookback(const plan& pl, void* temp, const Problem& p, cudaStream_t stream) {
   using T = typename Problem::value_type;
   constexpr int threads = Policy::lookback_threads, items = Policy::lookback_items;
+  constexpr int lookback_warps = Policy::lookback_warps > 0 ? Policy::lookback_warps : threads / 32;
   // The staged kernel streams a and b as they lie: the forward problem only.
   if constexpr (Policy::lookback_stages > 0 && Policy::lookback_persistent && Problem::bulk_loadable) {
     constexpr int stages = Policy::lookback_stages;
     const auto kernel = staged_lookback_kernel<threads, items, stages, Policy::lookback_staged_deferral,
-                                               Policy::lookback_min_blocks, Problem>;
+                                               Policy::lookback_min_blocks, Policy::lookback_tiles_per_lane,
+                                               lookback_warps, Policy::lookback_striped_stores, Problem>;
     constexpr std::size_t shared_bytes = staged_lookback_shared_bytes<threads, items, stages, T>;
     std::int64_t blocks = 0;
     if (const cudaError_t e = staged_grid(kernel, threads, shared_bytes, p.rows * pl.tiles_per_row,
@@ -187,8 +189,7 @@ status launch_tiled_lookback(const plan& pl, void* temp, const Problem& p, cudaS
   if constexpr (Policy::lookback_deferred) {
     const auto kernel = deferred_lookback_kernel<threads, items, Policy::lookback_min_blocks,
                                                  Policy::lookback_tiles_per_lane, Policy::lookback_prefetch_rounds,
-                                                 (Policy::lookback_warps > 0 ? Policy::lookback_warps : threads / 32),
-                                                 Problem>;
+                                                 lookback_warps, Policy::lookback_striped_stores, Problem>;
     constexpr std::size_t shared_bytes =
         deferred_parks_dynamically<threads, items, T> ? deferred_parked_bytes<threads, items, T> : 0;
     if constexpr (shared_bytes > 0) {

@@ -11,6 +11,8 @@
 //   prefetch_whole_tile<TileItems>(row, start)                      or one thread all of a tile)
 //   unchecked_whole_tiles                               whether whole tiles may pass valid = every_step_valid
 //   store(row, start, first, valid, vector_ok, items)   the results, from the scanned elements
+//   striped_stores, store_width, store_vector_at(row, start, position, values)
+//                                                       (optional) one vector of a whole tile's results
 //   lookback_type, for_lookback()                       the problem as the look-back kernels take it
 //   write_final(row, state)                             the row's final state, from its holder
 //
@@ -56,6 +58,12 @@ struct rows_problem {
   /// 0.64 without (H200, same run). Only where the extra path costs no spills: with 2-byte
   /// storage it spilled 12-16 bytes.
   static constexpr bool unchecked_whole_tiles = sizeof(A) >= 4 && sizeof(B) >= 4 && sizeof(H) >= 4;
+  /// Whether the deferred look-back kernel may store a whole tile's h striped: each thread one
+  /// vector of `store_width` steps at a time, a warp's vectors end to end (store_vector_at).
+  /// Forward in time only: the reverse kernel spilled with it (fp32 512 x 8: 64 registers, 4
+  /// bytes of spills, against 60 and none forward).
+  static constexpr bool striped_stores = unchecked_whole_tiles && !Reverse;
+  static constexpr int store_width = vector_width<H>;
 
   const A* a;
   const B* b;
@@ -118,6 +126,12 @@ struct rows_problem {
   __device__ __forceinline__ void store(std::int64_t row, std::int64_t start, std::int64_t first,
                                         std::int64_t valid, bool vector_ok, const affine<Acc> (&items)[Items]) const {
     store_items<Items, H, Acc, Store>(h + offset(row, start), first, valid, vector_ok, items, direction());
+  }
+  // One vector of h: steps position … position + store_width - 1 of a whole aligned tile.
+  __device__ __forceinline__ void store_vector_at(std::int64_t row, std::int64_t start, std::int64_t position,
+                                                  const Acc (&values)[store_width]) const {
+    store_values<store_width, H, Acc, Store>(h + offset(row, start), position, every_step_valid, true, values,
+                                             direction());
   }
   __host__ __device__ __forceinline__ bool has_final() const { return h_final != nullptr; }
   __device__ __forceinline__ void write_final(std::int64_t row, Acc state) const {
