@@ -279,10 +279,9 @@ struct deferred_warps : unstaged_deferred_tiles<Threads, Items, MinBlocks> {
   static constexpr int lookback_warps = Warps;
 };
 // The deferred kernel storing whole tiles striped across the block (lookback_striped_stores).
-template <bool Striped, int Warps = 8, int PrefetchRounds = 1>
+template <bool Striped, int Warps = 8>
 struct deferred_striped : deferred_warps<512, 8, 2, Warps> {
   static constexpr bool lookback_striped_stores = Striped;
-  static constexpr int lookback_prefetch_rounds = PrefetchRounds;
 };
 // The staged look-back kernel at every size.
 template <int Threads, int Items, int Stages, int Deferral, int MinBlocks, int Warps = 8, int TilesPerLane = 1>

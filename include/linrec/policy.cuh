@@ -74,9 +74,8 @@ struct default_policy {
   /// reaches lookback_threads × this many tiles back.
   static constexpr int lookback_tiles_per_lane = 1;
   /// tiled_lookback (deferred or staged): how many of the block's warps look back (each reads 32
-  /// × lookback_tiles_per_lane predecessors a round); 0: all of them. A
-  /// round must reach past the tiles still unresolved, about one per resident block (264 on an
-  /// H200). H200, fp32, session 21
+  /// × lookback_tiles_per_lane predecessors a round); 0: all of them. A round must reach past the
+  /// tiles still unresolved, about one per resident block (264 on an H200). H200, fp32, session 21
   /// (two same-run rounds): 8 of 16 warps 0.744 / 0.741 of copy at 1 x 2^28 against 0.736 / 0.739
   /// for all, 265 / 265 us at 64 x 2^20 against 271 / 267; 4 warps (128 tiles a round) 0.40.
   /// 256 x 16 tiles, 8 warps: 0.68. Session 24, with striped stores (two same-run rounds): 8

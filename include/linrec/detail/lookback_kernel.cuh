@@ -121,26 +121,32 @@ __device__ __forceinline__ void store_tile(const Problem& p, const tile_place& p
   if (p.has_final() && place.tile_in_row == tiles_per_row - 1) store_final(p, place.row, first, place.valid, items);
 }
 
-// A whole parked tile's h, stored striped: round c, thread i stores vector c × Threads + i of the
-// tile, computed from the parked items of the thread that scanned those steps. A warp's store then
-// covers 32 vectors end to end (512 contiguous bytes), where a thread storing its own run of
-// Items steps writes half of every 32-byte sector of twice that span, twice over (fp32 tiles of 8
-// items). `parked` is [item][thread]; every thread's items must be parked before the call.
-template <int Threads, int Items, typename Problem, typename T>
-__device__ __forceinline__ void store_parked_striped(const Problem& p, const tile_place& place,
-                                                     const affine<T>& prefix, const affine<T>* parked) {
+// Whether a tile, in a kernel storing striped (store_striped), is: whole and aligned, and not a
+// row's last tile when h_final is wanted, which the holder of the row's last step writes.
+template <std::int64_t TileItems, typename Problem>
+__device__ __forceinline__ bool stores_striped(const Problem& p, const tile_place& place, std::int64_t tiles_per_row) {
+  return whole_tile<TileItems, Problem>(place) && !(p.has_final() && place.tile_in_row == tiles_per_row - 1);
+}
+
+// A whole tile's h, stored striped: round c, thread i stores vector c × Threads + i of the tile,
+// so a warp's store covers 32 vectors end to end (512 contiguous bytes), where a thread storing
+// its own run of Items steps half-fills every 32-byte sector of twice that span (fp32 tiles of 8
+// items). `scanned_vector(vector, pairs)` gives the tile's scanned pairs at the steps of that
+// vector, from wherever the block parked them; the caller orders that after the parking.
+template <int Threads, int Items, typename Problem, typename T, typename ScannedVector>
+__device__ __forceinline__ void store_striped(const Problem& p, const tile_place& place, const affine<T>& prefix,
+                                              ScannedVector scanned_vector) {
   constexpr int width = Problem::store_width;
-  constexpr int vectors_per_thread = Items / width;
   static_assert(Items % width == 0, "a thread's items must fill whole vectors of h");
   const affine_scan_op op;
 #pragma unroll
-  for (int c = 0; c < vectors_per_thread; ++c) {
+  for (int c = 0; c < Items / width; ++c) {
     const int vector = c * Threads + static_cast<int>(threadIdx.x);
-    const int owner = vector / vectors_per_thread;
-    const int item = (vector % vectors_per_thread) * width;
+    affine<T> pairs[width];
+    scanned_vector(vector, pairs);
     T values[width];
 #pragma unroll
-    for (int k = 0; k < width; ++k) values[k] = op(prefix, parked[(item + k) * Threads + owner]).b;
+    for (int k = 0; k < width; ++k) values[k] = op(prefix, pairs[k]).b;
     p.store_vector_at(place.row, place.start, std::int64_t(vector) * width, values);
   }
 }
@@ -213,7 +219,7 @@ inline constexpr bool deferred_parks_dynamically =
 /// that say `prefetch_ahead = false` are not prefetched.
 ///
 /// With `StripedStores` (and a problem that allows them), a whole tile's output is stored
-/// striped across the block from the parked items (store_parked_striped) rather than each thread
+/// striped across the block from the parked items (store_striped) rather than each thread
 /// storing its own run.
 ///
 /// Forward progress as for lookback_kernel: a look-back waits only on smaller ids, whose blocks
@@ -274,20 +280,23 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
       // The held tile: its prefix (while the new tile's loads are in flight), then its output.
       const V prefix = resolve_published<LookbackWarps, TilesPerLane>(lookback_storage, p, status, held,
                                                                      held_place, tiles_per_row, held_aggregate);
-      // Striped, each thread reads other threads' parked items: the top-of-round barrier orders
-      // them after the parking, and the new tile's scan (which has a barrier) orders the next
-      // parking after these reads. A row's last tile keeps the threads' own runs, whose holder of
-      // the last step writes h_final.
-      bool striped = false;
+      bool stored = false;
       if constexpr (StripedStores && Problem::striped_stores) {
-        striped = whole_tile<tile_items, Problem>(held_place) &&
-                  !(p.has_final() && held_place.tile_in_row == tiles_per_row - 1);
-      }
-      if (striped) {
-        if constexpr (StripedStores && Problem::striped_stores) {
-          store_parked_striped<Threads, Items>(p, held_place, prefix, held_items);
+        if (stores_striped<tile_items>(p, held_place, tiles_per_row)) {
+          // Each thread reads other threads' parked items ([item][thread]): the top-of-round
+          // barrier orders them after the parking, and the new tile's scan (which has a barrier)
+          // orders the next parking after these reads.
+          store_striped<Threads, Items>(p, held_place, prefix, [&](int vector, V (&pairs)[Problem::store_width]) {
+            constexpr int vectors_per_thread = Items / Problem::store_width;
+            const int owner = vector / vectors_per_thread;
+            const int item = (vector % vectors_per_thread) * Problem::store_width;
+#pragma unroll
+            for (int k = 0; k < Problem::store_width; ++k) pairs[k] = held_items[(item + k) * Threads + owner];
+          });
+          stored = true;
         }
-      } else {
+      }
+      if (!stored) {
         V out[Items];
 #pragma unroll
         for (int i = 0; i < Items; ++i) out[i] = op(prefix, held_items[i * Threads + threadIdx.x]);

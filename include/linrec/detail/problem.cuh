@@ -60,8 +60,8 @@ struct rows_problem {
   static constexpr bool unchecked_whole_tiles = sizeof(A) >= 4 && sizeof(B) >= 4 && sizeof(H) >= 4;
   /// Whether the deferred look-back kernel may store a whole tile's h striped: each thread one
   /// vector of `store_width` steps at a time, a warp's vectors end to end (store_vector_at).
-  /// Forward in time only: the reverse kernel spilled with it (fp32 512 x 8: 64 registers, 4
-  /// bytes of spills, against 60 and none forward).
+  /// Forward in time only, where it was measured: the reverse kernel is already at 64 registers
+  /// with 4 bytes of spills (fp32 512 x 8) without it.
   static constexpr bool striped_stores = unchecked_whole_tiles && !Reverse;
   static constexpr int store_width = vector_width<H>;
 

@@ -94,33 +94,6 @@ struct staged_items {
   }
 };
 
-// A whole tile's h, stored striped from its stage, where the scanned pairs lie as the tile lies in
-// memory: round c, thread i takes vector c × Threads + i of a and of b (a warp reads 512
-// consecutive bytes of each, free of bank conflicts) and stores that vector of h, so each warp's
-// store covers 512 contiguous bytes.
-template <int Threads, int Items, typename Problem, typename T, std::int64_t TileItems>
-__device__ __forceinline__ void store_stage_striped(const Problem& p, const tile_place& place, const affine<T>& prefix,
-                                                    const staged_tile<T, TileItems>& tile) {
-  using vec = vector16<T>;
-  constexpr int width = vec::width;
-  static_assert(Problem::store_width == width, "h is stored in vectors of the staged type");
-  const auto* a = reinterpret_cast<const typename vec::type*>(tile.a);
-  const auto* b = reinterpret_cast<const typename vec::type*>(tile.b);
-  const affine_scan_op op;
-#pragma unroll
-  for (int c = 0; c < Items / width; ++c) {
-    const int vector = c * Threads + static_cast<int>(threadIdx.x);
-    const auto va = a[vector];
-    const auto vb = b[vector];
-    const T* ea = reinterpret_cast<const T*>(&va);
-    const T* eb = reinterpret_cast<const T*>(&vb);
-    T values[width];
-#pragma unroll
-    for (int k = 0; k < width; ++k) values[k] = op(prefix, affine<T>{ea[k], eb[k]}).b;
-    p.store_vector_at(place.row, place.start, std::int64_t(vector) * width, values);
-  }
-}
-
 /// The staged look-back. A block works `Deferral` tiles ahead of its look-backs: each round it
 /// scans a newly landed tile, publishes its aggregate (its inclusive prefix if it starts a row)
 /// and parks the scanned pairs over its stage; then it resolves the tile it scanned `Deferral`
@@ -134,7 +107,7 @@ __device__ __forceinline__ void store_stage_striped(const Problem& p, const tile
 ///
 /// The first `LookbackWarps` warps look back, `TilesPerLane` predecessors a lane a round; with
 /// `StripedStores` (and a problem that allows them) a whole tile's h is stored striped from its
-/// stage (store_stage_striped).
+/// stage (store_striped).
 ///
 /// Forward progress: a block takes its tiles in the order it claimed them, and every claimed id
 /// belongs to a running block, so the smallest unfinished tile only ever waits on finished ones;
@@ -151,7 +124,6 @@ __device__ __forceinline__ void staged_lookback_tiles(const rows_problem<T, T, T
   using scan = block_scan<V, Threads, Items>;
   static_assert(LookbackWarps >= 1 && LookbackWarps <= Threads / 32, "look-back warps must be warps of the block");
   using lookback = tile_lookback_prefix<V, LookbackWarps, affine_scan_op, TilesPerLane>;
-  using problem = rows_problem<T, T, T, T, Reverse, Store>;
   using io = staged_items<Items, T>;
   constexpr std::int64_t tile_items = scan::tile_items;
   using stage = staged_tile<T, tile_items>;
@@ -237,18 +209,24 @@ __device__ __forceinline__ void staged_lookback_tiles(const rows_problem<T, T, T
     const tile_place place = locate_tile<tile_items>(p, held, tiles_per_row);
     const V prefix = resolve_published<LookbackWarps, TilesPerLane>(lookback_storage, p, status, held, place,
                                                                     tiles_per_row, stage_aggregate[held_stage]);
-    // Striped, each thread reads stage slots other threads wrote: the end-of-round barrier
-    // orders them after the parking. A row's last tile keeps the threads' own runs, whose holder
-    // of the last step writes h_final.
-    bool striped = false;
-    if constexpr (StripedStores && problem::striped_stores) {
-      striped = whole_tile<tile_items, problem>(place) && !(p.has_final() && place.tile_in_row == tiles_per_row - 1);
-    }
-    if (striped) {
-      if constexpr (StripedStores && problem::striped_stores) {
-        store_stage_striped<Threads, Items>(p, place, prefix, stages[held_stage]);
+    bool stored = false;
+    if constexpr (StripedStores && rows_problem<T, T, T, T, Reverse, Store>::striped_stores) {
+      if (stores_striped<tile_items>(p, place, tiles_per_row)) {
+        // The stage holds the scanned pairs as the tile lies in memory, so a warp reads 512
+        // consecutive bytes of each operand, free of bank conflicts; they are slots other threads
+        // wrote, ordered by the end-of-round barrier.
+        store_striped<Threads, Items>(p, place, prefix, [&](int vector, V (&pairs)[io::width]) {
+          const auto va = reinterpret_cast<const typename io::vec::type*>(stages[held_stage].a)[vector];
+          const auto vb = reinterpret_cast<const typename io::vec::type*>(stages[held_stage].b)[vector];
+          const T* ea = reinterpret_cast<const T*>(&va);
+          const T* eb = reinterpret_cast<const T*>(&vb);
+#pragma unroll
+          for (int k = 0; k < io::width; ++k) pairs[k] = {ea[k], eb[k]};
+        });
+        stored = true;
       }
-    } else {
+    }
+    if (!stored) {
       V out[Items];
       io::read(stages[held_stage], out);
 #pragma unroll
