@@ -353,8 +353,8 @@ void register_all() {
       // Session 24: striped stores with 8 look-back warps (the best measured), with 16, and own-run
       // stores at 8; the staged kernel (bulk copies into shared memory instead of loads and an L2
       // prefetch) with striped stores and 8 warps (built, not yet run on the H200).
-      add(name("tune_deferred_512x8_striped_warps8", s), [=](benchmark::State& st) { bench_linrec<deferred_striped<true, 8>>(st, layout); });
       add(name("tune_deferred_512x8_own_run_stores", s), [=](benchmark::State& st) { bench_linrec<deferred_striped<false>>(st, layout); });
+      add(name("tune_deferred_512x8_own_run_warps16", s), [=](benchmark::State& st) { bench_linrec<deferred_striped<false, 16>>(st, layout); });
       add(name("tune_deferred_512x8_striped_warps16", s), [=](benchmark::State& st) { bench_linrec<deferred_striped<true, 16>>(st, layout); });
       add(name("tune_staged_512x8_s3_d1_mb2_w8", s), [=](benchmark::State& st) { bench_linrec<staged_tiles<512, 8, 3, 1, 2>>(st, layout); });
       add(name("tune_staged_512x8_s3_d1_mb2_w16", s), [=](benchmark::State& st) { bench_linrec<staged_tiles<512, 8, 3, 1, 2, 16>>(st, layout); });

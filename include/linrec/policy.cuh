@@ -74,14 +74,14 @@ struct default_policy {
   /// reaches lookback_threads × this many tiles back.
   static constexpr int lookback_tiles_per_lane = 1;
   /// tiled_lookback (deferred or staged): how many of the block's warps look back (each reads 32
-  /// × lookback_tiles_per_lane predecessors a round); 0: all of them. A round must reach past the
-  /// tiles still unresolved, about one per resident block (264 on an H200). H200, fp32, session 21
-  /// (two same-run rounds): 8 of 16 warps 0.744 / 0.741 of copy at 1 x 2^28 against 0.736 / 0.739
-  /// for all, 265 / 265 us at 64 x 2^20 against 271 / 267; 4 warps (128 tiles a round) 0.40.
-  /// 256 x 16 tiles, 8 warps: 0.68. Session 24, with striped stores (two same-run rounds): 8
-  /// warps 0.769 / 0.771 at 1 x 2^28 against 0.757 / 0.761 for all 16 and 0.764 / 0.765 for 12
-  /// (not the default yet: that pairing has not run the GPU suite).
-  static constexpr int lookback_warps = 0;
+  /// × lookback_tiles_per_lane predecessors a round), at most all of them (lookback_threads / 32,
+  /// which 0 also asks for). A round must reach past the tiles still unresolved, about one per
+  /// resident block (264 on an H200). H200, fp32, session 21 (two same-run rounds): 8 of 16 warps
+  /// 0.744 / 0.741 of copy at 1 x 2^28 against 0.736 / 0.739 for all, 265 / 265 us at 64 x 2^20
+  /// against 271 / 267; 4 warps (128 tiles a round) 0.40. 256 x 16 tiles, 8 warps: 0.68. Session
+  /// 24, with striped stores (two same-run rounds): 8 warps 0.769 / 0.771 at 1 x 2^28 against
+  /// 0.757 / 0.761 for all 16 and 0.764 / 0.765 for 12.
+  static constexpr int lookback_warps = 8;
   /// tiled_lookback, deferred: a block that claims tile t asks L2 for the inputs of the tile this
   /// many rounds of the grid ahead (t + rounds × blocks), so DRAM reads run ahead of the blocks'
   /// look-backs; 0 turns it off. Forward only (the backward pass measured slower with it). H200,
@@ -97,8 +97,7 @@ struct default_policy {
   /// roofline); striped stores cut the L2 write requests from 11.4 M to 8.5 M a launch. With 8
   /// look-back warps: 0.769 / 0.771 of copy against 0.744 / 0.749 (session 24, same runs), 64 x
   /// 2^20 255 / 254 us against 265 / 263. Forward in time only (rows_problem::striped_stores).
-  /// Off by default until the suite has run with it on (its own test config passed on the H200).
-  static constexpr bool lookback_striped_stores = false;
+  static constexpr bool lookback_striped_stores = true;
   /// tiled_lookback on sm_90 and later: how many claimed tiles each block keeps streaming into
   /// shared memory through the bulk-copy engine while it scans (see staged_lookback_kernel); 0
   /// turns staging off. Builds for earlier architectures never stage.

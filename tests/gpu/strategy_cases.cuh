@@ -68,10 +68,13 @@ struct large_tile_policy : forced_policy<T, strategy::tiled_lookback> {
   static constexpr int lookback_warps = 8;
 };
 
-// The deferred look-back storing whole tiles striped across the block from the parked items.
+// The deferred look-back with the other store pattern than the default's (each thread its own run,
+// or whole tiles striped across the block from the parked items) and all warps looking back:
+// before session 25, the default.
 template <typename T>
 struct striped_store_policy : forced_policy<T, strategy::tiled_lookback> {
   static constexpr bool lookback_striped_stores = !default_policy<T>::lookback_striped_stores;
+  static constexpr int lookback_warps = 0;
 };
 
 // block_per_row launched without programmatic dependent launch (the default launches with it).
@@ -174,7 +177,13 @@ void expect_chunked_runs_equal_one_run(bool reverse) {
   layout.reverse = reverse;
   const auto whole = random_problem<T>(layout, a_dist::long_memory, true);
   const auto whole_out = run_on_device<T, P>(whole);
-  expect_matches_reference(whole, whole_out);
+  // With a ~ U(0.999, 1) every error is a walk of roundings over thousands of steps, and the max
+  // of one such walk over 3 rows against another's (the loop's) spreads wide: block_per_row
+  // reverse, chained, measured 2.27x the loop's max error (H200, session 25, seed
+  // 7879925249483206935) with its L2 error within 2x. So 3 for the max error here, 2 for L2; a
+  // lost carry or a wrong h0 is off by O(1).
+  constexpr double l2_slack = 2, max_slack = 3;
+  expect_matches_reference(whole, whole_out, l2_slack, max_slack);
 
   const std::int64_t cuts[] = {0, step + 1, 4 * step - 3, length};
   std::vector<T> h0 = whole.h0;
@@ -202,7 +211,7 @@ void expect_chunked_runs_equal_one_run(bool reverse) {
     }
     h0 = out.h_final;
   }
-  expect_matches_reference(whole, device_result<T>{chained, h0});
+  expect_matches_reference(whole, device_result<T>{chained, h0}, l2_slack, max_slack);
   // And directly: chunked and whole differ by rounding only.
   const auto diff = compare(chained, whole_out.h, whole.layout);
   EXPECT_LE(diff.rel_l2, 64 * std::numeric_limits<T>::epsilon());
@@ -363,8 +372,8 @@ struct config_name {
           return type + "tiled_lookback_" + std::to_string(C::policy::lookback_tiles_per_lane) + "_tiles_per_lane";
         }
         if (C::policy::lookback_striped_stores != default_policy<typename C::value_type>::lookback_striped_stores) {
-          return type + (C::policy::lookback_striped_stores ? "tiled_lookback_striped_stores"
-                                                             : "tiled_lookback_own_run_stores");
+          return type + (C::policy::lookback_striped_stores ? "tiled_lookback_striped_stores_all_warps"
+                                                             : "tiled_lookback_own_run_stores_all_warps");
         }
         if (C::policy::lookback_threads != default_policy<typename C::value_type>::lookback_threads) {
           return type + "tiled_lookback_" + std::to_string(C::policy::lookback_threads) + "_threads";

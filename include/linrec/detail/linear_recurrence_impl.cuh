@@ -170,7 +170,9 @@ template <typename Policy, typename Problem>
 status launch_tiled_lookback(const plan& pl, void* temp, const Problem& p, cudaStream_t stream) {
   using T = typename Problem::value_type;
   constexpr int threads = Policy::lookback_threads, items = Policy::lookback_items;
-  constexpr int lookback_warps = Policy::lookback_warps > 0 ? Policy::lookback_warps : threads / 32;
+  // A policy of fewer threads than default_policy's warp count gets all of its warps.
+  constexpr int lookback_warps =
+      Policy::lookback_warps > 0 ? std::min(Policy::lookback_warps, threads / 32) : threads / 32;
   // The staged kernel streams a and b as they lie: the forward problem only.
   if constexpr (Policy::lookback_stages > 0 && Policy::lookback_persistent && Problem::bulk_loadable) {
     constexpr int stages = Policy::lookback_stages;

@@ -128,6 +128,21 @@ __device__ __forceinline__ bool stores_striped(const Problem& p, const tile_plac
   return whole_tile<TileItems, Problem>(place) && !(p.has_final() && place.tile_in_row == tiles_per_row - 1);
 }
 
+// A parked tile's scanned pairs ([item][thread]) by vectors of Width steps, for store_striped.
+// (A functor, not a lambda: a kernel with a lambda in it refused its complex-typed __shared__
+// storage as dynamically initialized, nvcc 13.0.)
+template <int Threads, int Items, int Width, typename V>
+struct parked_tile_vectors {
+  const V* parked;
+  __device__ __forceinline__ void operator()(int vector, V (&pairs)[Width]) const {
+    constexpr int vectors_per_thread = Items / Width;
+    const int owner = vector / vectors_per_thread;
+    const int item = (vector % vectors_per_thread) * Width;
+#pragma unroll
+    for (int k = 0; k < Width; ++k) pairs[k] = parked[(item + k) * Threads + owner];
+  }
+};
+
 // A whole tile's h, stored striped: round c, thread i stores vector c × Threads + i of the tile,
 // so a warp's store covers 32 vectors end to end (512 contiguous bytes), where a thread storing
 // its own run of Items steps half-fills every 32-byte sector of twice that span (fp32 tiles of 8
@@ -286,13 +301,8 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
           // Each thread reads other threads' parked items ([item][thread]): the top-of-round
           // barrier orders them after the parking, and the new tile's scan (which has a barrier)
           // orders the next parking after these reads.
-          store_striped<Threads, Items>(p, held_place, prefix, [&](int vector, V (&pairs)[Problem::store_width]) {
-            constexpr int vectors_per_thread = Items / Problem::store_width;
-            const int owner = vector / vectors_per_thread;
-            const int item = (vector % vectors_per_thread) * Problem::store_width;
-#pragma unroll
-            for (int k = 0; k < Problem::store_width; ++k) pairs[k] = held_items[(item + k) * Threads + owner];
-          });
+          store_striped<Threads, Items>(p, held_place, prefix,
+                                        parked_tile_vectors<Threads, Items, Problem::store_width, V>{held_items});
           stored = true;
         }
       }
