@@ -43,6 +43,122 @@ __device__ __forceinline__ channel_place locate_channel_tile(const Problem& p, c
   return c;
 }
 
+// A channel-tile block's shared scalars, apart from its values: a struct mixing the values with
+// uninitialized scalars would need dynamic initialization for complex values, whose constructors
+// are not trivial.
+struct channel_shared_scalars {
+  std::int64_t tile;
+  int window_count;  // predecessors to combine this round, nearest first
+  bool window_has_inclusive;
+};
+
+// The look-back of one channel tile that is not its sequence's first and whose aggregate is
+// published: warp 0 inspects `window` earlier chunks of these channels per round and waits only
+// for those up to the nearest inclusive prefix. Then every row loads a run of those predecessors'
+// values at once (one L2 round trip for the round, not one per predecessor) and combines it; the
+// last row combines the rows' results, publishes the tile's inclusive prefix from `aggregate`
+// (read on the last row only), and every thread gets its channels' exclusive prefix. Called by
+// every thread of the block, converged; `shared_scan` is scratch here.
+template <int Threads, int Lanes, typename TileScan, typename T, int Width>
+__device__ __forceinline__ void channel_lookback(const channel_tile_status<T>& status, const channel_tiling& tiling,
+                                                 const channel_place& here, const affine<T> (&aggregate)[Width],
+                                                 typename TileScan::temp_storage& shared_scan,
+                                                 channel_shared_scalars& shared, affine<T>* shared_tile_prefix,
+                                                 affine<T> (&exclusive)[Width]) {
+  using V = affine<T>;
+  constexpr int width = Width;
+  constexpr int rows = Threads / Lanes;
+  constexpr int window = 32;  // predecessors one look-back round inspects
+  constexpr int max_per_row = (window + rows - 1) / rows;  // predecessors a row loads in a round
+  const affine_scan_op op;
+  const int lane = static_cast<int>(threadIdx.x) % Lanes;
+  const int row = static_cast<int>(threadIdx.x) / Lanes;
+  const bool last_row = row == rows - 1;
+  const std::int64_t tile = here.tile, chunk = here.chunk;
+
+  V carry[width];  // the last row's: op over the rounds so far
+  bool have_carry = false;
+  for (std::int64_t back = 0;; back += window) {
+    if (threadIdx.x < 32) {
+      const int j = static_cast<int>(threadIdx.x);
+      const bool in_sequence = chunk - 1 - back - j >= 0;
+      const std::int64_t predecessor = tile - (back + j + 1) * tiling.groups;
+      tile_state state = tile_state::invalid;
+      unsigned inclusive_lanes;
+      for (;;) {
+        if (in_sequence && state == tile_state::invalid) state = status.load_state(predecessor);
+        const unsigned invalid_lanes = __ballot_sync(full_warp_mask, in_sequence && state == tile_state::invalid);
+        inclusive_lanes = __ballot_sync(full_warp_mask, in_sequence && state == tile_state::inclusive);
+        const unsigned needed = inclusive_lanes ? (inclusive_lanes & (0u - inclusive_lanes)) - 1 : ~0u;
+        if ((invalid_lanes & needed) == 0) break;
+        __nanosleep(32);
+      }
+      if (j == 0) {
+        // The sequence's first chunk is always inclusive, so a round that reaches it ends.
+        shared.window_count = inclusive_lanes ? __ffs(inclusive_lanes) : window;
+        shared.window_has_inclusive = inclusive_lanes != 0;
+      }
+    }
+    __syncthreads();
+    const int count = shared.window_count;
+    const bool found = shared.window_has_inclusive;
+    // Row r takes predecessors [r * per_row, (r + 1) * per_row), nearest first.
+    const int per_row = (count + rows - 1) / rows;
+    const int first = row * per_row;
+    const int last = min(count, first + per_row);
+    if (first < last) {
+      V loaded[max_per_row][width];
+#pragma unroll
+      for (int k = 0; k < max_per_row; ++k) {
+        const int j = first + k;
+        if (j < last) {
+          const tile_state kind = found && j == count - 1 ? tile_state::inclusive : tile_state::aggregate;
+          load_maps_bypassing_l1(status.values(tile - (back + j + 1) * tiling.groups, kind) + lane * width, loaded[k]);
+        }
+      }
+      V row_total[width];  // an earlier chunk is the left operand
+#pragma unroll
+      for (int v = 0; v < width; ++v) row_total[v] = loaded[0][v];
+#pragma unroll
+      for (int k = 1; k < max_per_row; ++k) {
+        if (first + k < last) {
+#pragma unroll
+          for (int v = 0; v < width; ++v) row_total[v] = op(loaded[k][v], row_total[v]);
+        }
+      }
+#pragma unroll
+      for (int v = 0; v < width; ++v) shared_scan.row_aggregates[row][lane * width + v] = row_total[v];
+    }
+    __syncthreads();
+    if (last_row) {
+      const int used_rows = (count + per_row - 1) / per_row;
+      for (int r = 0; r < used_rows; ++r) {
+#pragma unroll
+        for (int v = 0; v < width; ++v) {
+          const V& further = shared_scan.row_aggregates[r][lane * width + v];
+          carry[v] = have_carry ? op(further, carry[v]) : further;
+        }
+        have_carry = true;
+      }
+    }
+    __syncthreads();  // everyone has read this round's count and rows before the next writes them
+    if (found) break;
+  }
+  if (last_row) {
+    V inclusive[width];
+#pragma unroll
+    for (int v = 0; v < width; ++v) {
+      inclusive[v] = op(carry[v], aggregate[v]);
+      shared_tile_prefix[lane * width + v] = carry[v];
+    }
+    store_maps(status.values(tile, tile_state::inclusive) + lane * width, inclusive);
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) status.publish_state(tile, tile_state::inclusive);
+#pragma unroll
+  for (int v = 0; v < width; ++v) exclusive[v] = shared_tile_prefix[lane * width + v];
+}
+
 /// PrefetchRounds > 0: a block that claims tile t asks L2 for the inputs of tile
 /// t + PrefetchRounds × (blocks in the grid), about the tile some block claims that many rounds
 /// later (as deferred_lookback_kernel does), where the problem says `prefetch_ahead`.
@@ -57,22 +173,13 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
   constexpr int width = Problem::width;
   constexpr int group = Lanes * width;
   constexpr int rows = Threads / Lanes;
-  constexpr int window = 32;  // predecessors one look-back round inspects
-  constexpr int max_per_row = (window + rows - 1) / rows;  // predecessors a row loads in a round
   static_assert(Threads % 32 == 0 && 32 % Lanes == 0, "lanes must tile whole warps");
   const affine_scan_op op;
 
   using tile_scan = channel_tile_scan<Threads, Lanes, Steps, width, T>;
-  // The block's shared state, apart: a struct mixing the values with uninitialized scalars would
-  // need dynamic initialization for complex values, whose constructors are not trivial.
-  struct shared_scalars {
-    std::int64_t tile;
-    int window_count;  // predecessors to combine this round, nearest first
-    bool window_has_inclusive;
-  };
   __shared__ typename tile_scan::temp_storage shared_scan;
   __shared__ alignas(16) V shared_tile_prefix[group];  // 16-byte aligned: a lane's maps load as vectors
-  __shared__ shared_scalars shared;
+  __shared__ channel_shared_scalars shared;
 
   const int lane = static_cast<int>(threadIdx.x) % Lanes;
   const int row = static_cast<int>(threadIdx.x) / Lanes;
@@ -128,92 +235,8 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
       __syncthreads();
       if (threadIdx.x == 0) status.publish_state(tile, tile_state::aggregate);
 
-      // Look-back: warp 0 inspects `window` earlier chunks of these channels per round and
-      // waits only for those up to the nearest inclusive prefix. Then every row loads a run of
-      // those predecessors' values at once (one L2 round trip for the round, not one per
-      // predecessor) and combines it; the last row combines the rows' results.
-      V carry[width];  // the last row's: op over the rounds so far
-      bool have_carry = false;
-      for (std::int64_t back = 0;; back += window) {
-        if (threadIdx.x < 32) {
-          const int j = static_cast<int>(threadIdx.x);
-          const bool in_sequence = chunk - 1 - back - j >= 0;
-          const std::int64_t predecessor = tile - (back + j + 1) * tiling.groups;
-          tile_state state = tile_state::invalid;
-          unsigned inclusive_lanes;
-          for (;;) {
-            if (in_sequence && state == tile_state::invalid) state = status.load_state(predecessor);
-            const unsigned invalid_lanes =
-                __ballot_sync(full_warp_mask, in_sequence && state == tile_state::invalid);
-            inclusive_lanes = __ballot_sync(full_warp_mask, in_sequence && state == tile_state::inclusive);
-            const unsigned needed = inclusive_lanes ? (inclusive_lanes & (0u - inclusive_lanes)) - 1 : ~0u;
-            if ((invalid_lanes & needed) == 0) break;
-            __nanosleep(32);
-          }
-          if (j == 0) {
-            // The sequence's first chunk is always inclusive, so a round that reaches it ends.
-            shared.window_count = inclusive_lanes ? __ffs(inclusive_lanes) : window;
-            shared.window_has_inclusive = inclusive_lanes != 0;
-          }
-        }
-        __syncthreads();
-        const int count = shared.window_count;
-        const bool found = shared.window_has_inclusive;
-        // Row r takes predecessors [r * per_row, (r + 1) * per_row), nearest first.
-        const int per_row = (count + rows - 1) / rows;
-        const int first = row * per_row;
-        const int last = min(count, first + per_row);
-        if (first < last) {
-          V loaded[max_per_row][width];
-#pragma unroll
-          for (int k = 0; k < max_per_row; ++k) {
-            const int j = first + k;
-            if (j < last) {
-              const tile_state kind = found && j == count - 1 ? tile_state::inclusive : tile_state::aggregate;
-              load_maps_bypassing_l1(status.values(tile - (back + j + 1) * tiling.groups, kind) + lane * width, loaded[k]);
-            }
-          }
-          V row_total[width];  // an earlier chunk is the left operand
-#pragma unroll
-          for (int v = 0; v < width; ++v) row_total[v] = loaded[0][v];
-#pragma unroll
-          for (int k = 1; k < max_per_row; ++k) {
-            if (first + k < last) {
-#pragma unroll
-              for (int v = 0; v < width; ++v) row_total[v] = op(loaded[k][v], row_total[v]);
-            }
-          }
-#pragma unroll
-          for (int v = 0; v < width; ++v) shared_scan.row_aggregates[row][lane * width + v] = row_total[v];
-        }
-        __syncthreads();
-        if (last_row) {
-          const int used_rows = (count + per_row - 1) / per_row;
-          for (int r = 0; r < used_rows; ++r) {
-#pragma unroll
-            for (int v = 0; v < width; ++v) {
-              const V& further = shared_scan.row_aggregates[r][lane * width + v];
-              carry[v] = have_carry ? op(further, carry[v]) : further;
-            }
-            have_carry = true;
-          }
-        }
-        __syncthreads();  // everyone has read this round's count and rows before the next writes them
-        if (found) break;
-      }
-      if (last_row) {
-        V inclusive[width];
-#pragma unroll
-        for (int v = 0; v < width; ++v) {
-          inclusive[v] = op(carry[v], aggregate(v));
-          shared_tile_prefix[lane * width + v] = carry[v];
-        }
-        store_maps(own_inclusive, inclusive);
-      }
-      __syncthreads();
-      if (threadIdx.x == 0) status.publish_state(tile, tile_state::inclusive);
-#pragma unroll
-      for (int v = 0; v < width; ++v) exclusive[v] = shared_tile_prefix[lane * width + v];
+      channel_lookback<Threads, Lanes, tile_scan>(status, tiling, here, items[Steps - 1], shared_scan, shared,
+                                                  shared_tile_prefix, exclusive);
     }
 
 #pragma unroll
@@ -235,5 +258,6 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
     }
   }
 }
+
 
 }  // namespace linrec::detail
