@@ -129,8 +129,9 @@ __device__ __forceinline__ bool stores_striped(const Problem& p, const tile_plac
 }
 
 // A parked tile's scanned pairs ([item][thread]) by vectors of Width steps, for store_striped.
-// (A functor, not a lambda: a kernel with a lambda in it refused its complex-typed __shared__
-// storage as dynamically initialized, nvcc 13.0.)
+// (A functor, not a lambda: with the lambda, nvcc 13.0 over g++ 12, the CI's pair, refused the
+// kernel's complex-typed __shared__ storage as dynamically initialized; the H200 machine's
+// toolchain accepted it.)
 template <int Threads, int Items, int Width, typename V>
 struct parked_tile_vectors {
   const V* parked;
