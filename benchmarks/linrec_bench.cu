@@ -302,6 +302,12 @@ struct row_block_tiles : forced_policy<linrec::strategy::block_per_row> {
   static constexpr bool programmatic_launch = Programmatic;
 };
 
+// block_per_row converting each tile it loads ahead as it loads it (row_block_hold_loaded off),
+// the default before session 26.
+struct row_block_converted_ahead : linrec::default_policy<float> {
+  static constexpr bool row_block_hold_loaded = false;
+};
+
 void register_all() {
   using linrec::row_layout;
   using linrec::strategy;
@@ -368,10 +374,13 @@ void register_all() {
       add(name("tune_deferred_1024x8_mb1_warps8", s), [=](benchmark::State& st) { bench_linrec<deferred_warps<1024, 8, 1, 8>>(st, layout); });
     }
     if (s.rows >= 1024) {
+      add(name("tune_row_block_converted_ahead", s), [=](benchmark::State& st) { bench_linrec<row_block_converted_ahead>(st, layout); });
       add(name("tune_row_block_128x8_plain_launch", s), [=](benchmark::State& st) { bench_linrec<row_block_tiles<128, 8, false>>(st, layout); });
       add(name("tune_row_block_256x4", s), [=](benchmark::State& st) { bench_linrec<row_block_tiles<256, 4>>(st, layout); });
       add(name("tune_row_block_128x4", s), [=](benchmark::State& st) { bench_linrec<row_block_tiles<128, 4>>(st, layout); });
+      add(name("tune_row_block_128x8", s), [=](benchmark::State& st) { bench_linrec<row_block_tiles<128, 8>>(st, layout); });
       add(name("tune_row_block_256x8", s), [=](benchmark::State& st) { bench_linrec<row_block_tiles<256, 8>>(st, layout); });
+      add(name("tune_row_block_512x8", s), [=](benchmark::State& st) { bench_linrec<row_block_tiles<512, 8>>(st, layout); });
     }
   }
 }

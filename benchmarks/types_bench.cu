@@ -267,21 +267,21 @@ struct bf16_tiles : linrec::default_policy<__nv_bfloat16> {
   static constexpr int channel_min_blocks = MinBlocks;
 };
 
-// Tuning: how far ahead a block asks L2 for its inputs, in tiles (block_per_row) or rounds of the
-// grid (channel tiles).
-template <typename S, int RowTiles, int TileRounds = 1>
-struct prefetch_distance : linrec::default_policy<S> {
-  static constexpr int row_block_prefetch_tiles = RowTiles;
+// Tuning: how many rounds of the grid ahead a channel-tile block asks L2 for its inputs.
+template <typename S, int TileRounds>
+struct tile_prefetch_rounds : linrec::default_policy<S> {
   static constexpr int channel_prefetch_rounds = TileRounds;
 };
 
-// Tuning: bf16 block_per_row tiles of 256 threads, which hold fp32's 12 KB a tile (the default,
-// 128 × 8, holds 6 KB). H200, session 23, 1024 × 65536: 0.83-0.84 of copy asking L2 one tile
-// ahead, 0.83 two, 0.67 none, 512 threads 0.78, against 0.87 for the default.
-template <int Threads, int Prefetch>
-struct bf16_row_tiles : linrec::default_policy<__nv_bfloat16> {
+// Tuning: block_per_row tiles by threads, tiles asked of L2 ahead and whether the tile ahead is
+// held as loaded (row_block_hold_loaded), for storage S. Since session 26 the default holds the
+// tile ahead, asks none ahead, at 256 threads for the 2-byte types (0.97-0.98 of copy at 1024 ×
+// 65536 bf16, H200) and 128 for the rest.
+template <typename S, int Threads, int Prefetch, bool Held = true>
+struct row_tiles : linrec::default_policy<S> {
   static constexpr int row_block_threads = Threads;
   static constexpr int row_block_prefetch_tiles = Prefetch;
+  static constexpr bool row_block_hold_loaded = Held;
 };
 
 void register_all() {
@@ -311,11 +311,20 @@ void register_all() {
     using bf16 = __nv_bfloat16;
     switch (linrec::chosen_strategy<bf16>(l)) {
       case linrec::strategy::block_per_row:
-        add("tune_bf16_prefetch0", [=](benchmark::State& st) { bench_typed<bf16, prefetch_distance<bf16, 0>>(st, l); });
-        add("tune_bf16_prefetch4", [=](benchmark::State& st) { bench_typed<bf16, prefetch_distance<bf16, 4>>(st, l); });
-        add("tune_bf16_prefetch8", [=](benchmark::State& st) { bench_typed<bf16, prefetch_distance<bf16, 8>>(st, l); });
-        add("tune_fp32_prefetch4", [=](benchmark::State& st) { bench_typed<float, prefetch_distance<float, 4>>(st, l); });
-        add("tune_bf16_rows_256_prefetch1", [=](benchmark::State& st) { bench_typed<bf16, bf16_row_tiles<256, 1>>(st, l); });
+        // The default before session 26 (128 threads, 2 tiles asked ahead, converted as loaded):
+        // 0.87 of copy in bf16.
+        add("tune_bf16_rows_128_prefetch2_converted", [=](benchmark::State& st) { bench_typed<bf16, row_tiles<bf16, 128, 2, false>>(st, l); });
+        add("tune_bf16_rows_256_converted", [=](benchmark::State& st) { bench_typed<bf16, row_tiles<bf16, 256, 0, false>>(st, l); });
+        add("tune_bf16_rows_128", [=](benchmark::State& st) { bench_typed<bf16, row_tiles<bf16, 128, 0>>(st, l); });
+        add("tune_bf16_rows_512", [=](benchmark::State& st) { bench_typed<bf16, row_tiles<bf16, 512, 0>>(st, l); });
+        add("tune_bf16_rows_256_prefetch1", [=](benchmark::State& st) { bench_typed<bf16, row_tiles<bf16, 256, 1>>(st, l); });
+        add("tune_bf16_rows_256_prefetch2", [=](benchmark::State& st) { bench_typed<bf16, row_tiles<bf16, 256, 2>>(st, l); });
+        add("tune_fp16_rows_128_prefetch2_converted", [=](benchmark::State& st) { bench_typed<__half, row_tiles<__half, 128, 2, false>>(st, l); });
+        add("tune_fp32_rows_256", [=](benchmark::State& st) { bench_typed<float, row_tiles<float, 256, 0>>(st, l); });
+        add("tune_fp32_rows_512", [=](benchmark::State& st) { bench_typed<float, row_tiles<float, 512, 0>>(st, l); });
+        add("tune_fp32_rows_128_converted", [=](benchmark::State& st) { bench_typed<float, row_tiles<float, 128, 0, false>>(st, l); });
+        add("tune_complex64_rows_256", [=](benchmark::State& st) { bench_typed<cfloat, row_tiles<cfloat, 256, 0>>(st, l); });
+        add("tune_complex64_rows_128_converted", [=](benchmark::State& st) { bench_typed<cfloat, row_tiles<cfloat, 128, 0, false>>(st, l); });
         break;
       case linrec::strategy::channel_walk:
         add("tune_bf16_walk_128x8_unstaged", [=](benchmark::State& st) { bench_typed<bf16, bf16_walk<128, 8, false>>(st, l); });
@@ -325,7 +334,7 @@ void register_all() {
         add("tune_bf16_walk_64x8", [=](benchmark::State& st) { bench_typed<bf16, bf16_walk<64, 8, false>>(st, l); });
         break;
       case linrec::strategy::channel_tiles:
-        add("tune_bf16_prefetch0", [=](benchmark::State& st) { bench_typed<bf16, prefetch_distance<bf16, 0, 0>>(st, l); });
+        add("tune_bf16_prefetch0", [=](benchmark::State& st) { bench_typed<bf16, tile_prefetch_rounds<bf16, 0>>(st, l); });
         add("tune_bf16_short_tiles", [=](benchmark::State& st) { bench_typed<bf16, bf16_short_tiles>(st, l); });
         add("tune_bf16_tiles_s4_mb2", [=](benchmark::State& st) { bench_typed<bf16, bf16_tiles<4, 2>>(st, l); });
         break;

@@ -109,19 +109,34 @@ struct default_policy {
   /// claiming tiles ahead would leave some blocks without work.
   static constexpr std::int64_t lookback_staged_min_tiles_per_block = 4;
 
-  /// block_per_row: threads per block and items per thread of each tile a block walks.
-  static constexpr int row_block_threads = 128;
+  /// block_per_row: threads per block and items per thread of each tile a block walks: 256
+  /// threads for the 2-byte types, 128 for the rest. H200, session 26, 1024 rows × 65536, the
+  /// tile ahead held as loaded, two rounds each: bf16 at 256 threads 0.97–0.98 of copy in four
+  /// runs against 0.95 for 128 and 0.96 for 512; fp32 at 128 threads 1.048 / 1.033 of
+  /// linrec_bench's copy against 1.019 / 1.013 for 256 and 0.98 / 0.97 for 512 (in types_bench
+  /// 0.93 / 0.92 against 0.91 / 0.91), complex64 0.945 / 0.945 against 0.93 / 0.93.
+  static constexpr int row_block_threads = vector_items >= 8 ? 256 : 128;
   static constexpr int row_block_items = thread_items;
   /// block_per_row: a block also asks L2 for the inputs of the tile this many tiles past the one
-  /// it loads (0: off). On for the 2-byte types, whose tiles hold half the bytes of float's in
-  /// the same registers, so a block has half as much of its row on the way. H200, 1024 rows ×
-  /// 65536 bf16: 2 tiles 0.86 of copy, none 0.72, 4 tiles 0.73, 8 tiles 0.59; fp32 with 4 tiles
-  /// 0.63 against 0.90 without.
-  static constexpr int row_block_prefetch_tiles = vector_items >= 8 ? 2 : 0;
-  /// block_per_row, rows of at most row_block_short_max_length steps: tiles of more threads with
-  /// fewer items each, so a row's few tiles take shorter dependent chains (H200: 5.3 vs 6.1 us at
-  /// 1024 x 1024 and 1.13 vs 1.05 of copy at 16384 x 4096; on 65536-step rows 128 x 8 is better,
-  /// 0.96 vs 0.91).
+  /// it loads (0: off). It was on (2 tiles) for the 2-byte types while the tile ahead was
+  /// converted as it was loaded (0.86 of copy at 1024 rows × 65536 bf16 against 0.72 without);
+  /// with it held as loaded, none measured 0.98 / 0.97 for bf16 at 256 threads, 1 tile 0.98 /
+  /// 0.98, 2 tiles 0.92 / 0.92 (H200, session 26). fp32 with 4 tiles: 0.65 against 0.88.
+  static constexpr int row_block_prefetch_tiles = 0;
+  /// block_per_row: hold the tile a block loads while it scans the one before as the 16-byte
+  /// vectors the loads return, converting it to the state type only when it is scanned. A
+  /// conversion next to its load waits for the load (the compiler cannot move it past the branch
+  /// between the vector and element paths), so a thread converting 2-byte storage on load waited
+  /// for the next tile before scanning this one. H200, session 26, 1024 rows × 65536, two
+  /// same-run rounds: at 256 threads bf16 0.97 / 0.98 of copy held against 0.67 / 0.67
+  /// converted, fp32 0.91 / 0.91 against 0.86 / 0.86, complex64 0.93 / 0.93 against 0.92 / 0.92;
+  /// bf16 at 128 threads 0.94 / 0.94 held against 0.87 / 0.87 converted with L2 asked 2 tiles
+  /// ahead (the default before).
+  static constexpr bool row_block_hold_loaded = true;
+  /// block_per_row, rows of at most row_block_short_max_length steps: tiles of fewer items a
+  /// thread (one vector), so a row's few tiles take shorter dependent chains (H200, against 128 x
+  /// 8 then: 5.3 vs 6.1 us at 1024 x 1024 and 1.13 vs 1.05 of copy at 16384 x 4096). For the
+  /// 2-byte types one vector is the long rows' items, so the tiles are the same.
   static constexpr int row_block_short_threads = 256;
   static constexpr int row_block_short_items = vector_items;
   static constexpr std::int64_t row_block_short_max_length = 4096;

@@ -209,7 +209,8 @@ status launch_tiled_lookback(const plan& pl, void* temp, const Problem& p, cudaS
 
 template <typename Policy, int Threads, int Items, typename Problem>
 status launch_block_per_row_tiles(const Problem& p, cudaStream_t stream) {
-  return status(launch_kernel(block_per_row_kernel<Threads, Items, Policy::row_block_prefetch_tiles, Problem>,
+  return status(launch_kernel(block_per_row_kernel<Threads, Items, Policy::row_block_prefetch_tiles,
+                                                   Policy::row_block_hold_loaded, Problem>,
                               grid_blocks(p.rows), Threads, 0, stream,
                               Policy::programmatic_launch, p));
 }

@@ -6,6 +6,8 @@
 //   value_type (the accumulator), width (items per thread are a multiple); rows, length; has_final()
 //   offset(row, step), vector_ok(offset), seed(row)
 //   load(row, start, first, valid, vector_ok, items)    the affine elements of a tile's run
+//   loads_ahead_as_loaded, loaded_inputs<Items>,        (optional) the same run held as loaded,
+//   load_ahead(..., in), unpack(in, items)              converted when it is scanned
 //   prefetch_ahead, prefetch_in_bulk,                   whether to, and how to, ask L2 for a tile's inputs
 //   prefetch_inputs<Items>(row, start, first, valid, vector_ok),   (every thread its run,
 //   prefetch_whole_tile<TileItems>(row, start)                      or one thread all of a tile)
@@ -105,6 +107,29 @@ struct rows_problem {
                                        std::int64_t valid, bool vector_ok, affine<Acc> (&items)[Items]) const {
     const std::int64_t at = offset(row, start);
     load_items(a + at, b + at, first, valid, vector_ok, items, direction());
+  }
+  /// A thread's run of a tile loaded ahead of its scan, as loaded (see loaded_run): load_ahead
+  /// reads what load() would, unpack converts it.
+  static constexpr bool loads_ahead_as_loaded = true;
+  template <int Items>
+  struct loaded_inputs {
+    loaded_run<Items, A> a;
+    loaded_run<Items, B> b;
+  };
+  template <int Items>
+  __device__ __forceinline__ void load_ahead(std::int64_t row, std::int64_t start, std::int64_t first,
+                                             std::int64_t valid, bool vector_ok, loaded_inputs<Items>& in) const {
+    const std::int64_t at = offset(row, start);
+    load_values_as_loaded(a + at, first, valid, vector_ok, in.a, direction(), convert<A>(1.0f));
+    load_values_as_loaded(b + at, first, valid, vector_ok, in.b, direction(), convert<B>(0.0f));
+  }
+  template <int Items>
+  __device__ __forceinline__ void unpack(const loaded_inputs<Items>& in, affine<Acc> (&items)[Items]) const {
+    Acc va[Items], vb[Items];
+    unpack_values(in.a, va, direction());
+    unpack_values(in.b, vb, direction());
+#pragma unroll
+    for (int i = 0; i < Items; ++i) items[i] = {va[i], vb[i]};
   }
   // What load() will read, asked into L2 ahead of time.
   template <int Items>

@@ -169,6 +169,57 @@ __device__ __forceinline__ void load_values(const S* x, std::int64_t first, std:
   }
 }
 
+/// A thread's run of Items elements of storage S as they were loaded: 16-byte vectors, not yet
+/// converted, each vector's elements in memory order. For a run loaded a tile ahead of its scan:
+/// a conversion right after the load makes the thread wait there for the load (the compiler
+/// cannot move it past the branch between the vector and element paths), while raw vectors are
+/// only waited for where unpack_values converts them.
+template <int Items, typename S>
+struct loaded_run {
+  static constexpr int width = vector_width<S>;
+  static_assert(Items % width == 0, "items per thread must fill whole 16-byte vectors of every operand");
+  uint4 vectors[Items / width];
+};
+
+/// What load_values would read, into `run` as loaded (unpack_values converts it).
+template <int Items, typename S>
+__device__ __forceinline__ void load_values_as_loaded(const S* x, std::int64_t first, std::int64_t valid,
+                                                      bool vector_ok, loaded_run<Items, S>& run, time_direction dir,
+                                                      S fill) {
+  constexpr int width = vector_width<S>;
+#pragma unroll
+  for (int c = 0; c < Items / width; ++c) {
+    const std::int64_t index = first + c * width;
+    if (vector_ok && index + width <= valid) {
+      run.vectors[c] = *reinterpret_cast<const uint4*>(x + dir.vector_start<width>(index));
+    } else {
+      // Element k of a vector holds the step its place in memory would: going backward, the
+      // vector's lowest address holds its last step.
+      S e[width];
+#pragma unroll
+      for (int k = 0; k < width; ++k) {
+        const std::int64_t i = index + (dir.reverse ? width - 1 - k : k);
+        e[k] = i < valid ? x[dir.at(i)] : fill;
+      }
+      memcpy(&run.vectors[c], e, sizeof(uint4));
+    }
+  }
+}
+
+/// The values of a run load_values_as_loaded read, converted to V, in step order.
+template <int Items, typename S, typename V>
+__device__ __forceinline__ void unpack_values(const loaded_run<Items, S>& run, V (&values)[Items],
+                                              time_direction dir) {
+  constexpr int width = vector_width<S>;
+#pragma unroll
+  for (int c = 0; c < Items / width; ++c) {
+    S e[width];
+    memcpy(e, &run.vectors[c], sizeof(uint4));
+#pragma unroll
+    for (int k = 0; k < width; ++k) values[c * width + k] = convert<V>(dir.reverse ? e[width - 1 - k] : e[k]);
+  }
+}
+
 /// Loads items first..first+Items-1 of (a, b) into `items`; positions at or past `valid` become
 /// the identity, so they leave a scan unchanged.
 template <int Items, typename A, typename B, typename V>
