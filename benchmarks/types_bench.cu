@@ -250,15 +250,18 @@ struct bf16_short_tiles : linrec::default_policy<__nv_bfloat16> {
   static constexpr int channel_min_blocks = 2;
 };
 
-// Tuning: the bf16 channel walk by block shape (threads, lanes) and whether each thread's next
-// tile is staged in shared memory, against the default (128 threads of 8 lanes, staged): the
-// same unstaged, 64 × 4 (the default before) both ways, 128 × 16 (fp32's lanes) and 64 × 8.
-template <int Threads, int Lanes, bool Staged>
-struct bf16_walk : linrec::default_policy<__nv_bfloat16> {
+// Tuning: the channel walk (bf16 unless S says) by block shape (threads, lanes), whether each
+// thread's tiles are staged in shared memory and how many tiles ahead, against the default (128
+// threads of 8 lanes, staged two tiles ahead since session 27): staged one tile ahead (the
+// default before), unstaged, 64 × 4 (the default before that) both ways, 128 × 16 (fp32's
+// lanes), 64 × 8, and wider blocks or more stages.
+template <int Threads, int Lanes, bool Staged, int StageTiles = 1, typename S = __nv_bfloat16>
+struct walk_shape : linrec::default_policy<S> {
   static constexpr linrec::strategy forced = linrec::strategy::channel_walk;
   static constexpr int channel_walk_threads = Threads;
   static constexpr int channel_walk_lanes = Lanes;
   static constexpr bool channel_walk_prefetch = Staged;
+  static constexpr int channel_walk_stage_tiles = StageTiles;
 };
 // Tuning: bf16 channel tiles of fewer steps a thread, more blocks per SM.
 template <int Steps, int MinBlocks>
@@ -327,11 +330,19 @@ void register_all() {
         add("tune_complex64_rows_128_converted", [=](benchmark::State& st) { bench_typed<cfloat, row_tiles<cfloat, 128, 0, false>>(st, l); });
         break;
       case linrec::strategy::channel_walk:
-        add("tune_bf16_walk_128x8_unstaged", [=](benchmark::State& st) { bench_typed<bf16, bf16_walk<128, 8, false>>(st, l); });
-        add("tune_bf16_walk_64x4", [=](benchmark::State& st) { bench_typed<bf16, bf16_walk<64, 4, false>>(st, l); });
-        add("tune_bf16_walk_64x4_staged", [=](benchmark::State& st) { bench_typed<bf16, bf16_walk<64, 4, true>>(st, l); });
-        add("tune_bf16_walk_128x16", [=](benchmark::State& st) { bench_typed<bf16, bf16_walk<128, 16, false>>(st, l); });
-        add("tune_bf16_walk_64x8", [=](benchmark::State& st) { bench_typed<bf16, bf16_walk<64, 8, false>>(st, l); });
+        add("tune_bf16_walk_128x8_unstaged", [=](benchmark::State& st) { bench_typed<bf16, walk_shape<128, 8, false>>(st, l); });
+        add("tune_bf16_walk_64x4", [=](benchmark::State& st) { bench_typed<bf16, walk_shape<64, 4, false>>(st, l); });
+        add("tune_bf16_walk_64x4_staged", [=](benchmark::State& st) { bench_typed<bf16, walk_shape<64, 4, true>>(st, l); });
+        add("tune_bf16_walk_128x16", [=](benchmark::State& st) { bench_typed<bf16, walk_shape<128, 16, false>>(st, l); });
+        add("tune_bf16_walk_64x8", [=](benchmark::State& st) { bench_typed<bf16, walk_shape<64, 8, false>>(st, l); });
+        add("tune_bf16_walk_128x8_staged1", [=](benchmark::State& st) { bench_typed<bf16, walk_shape<128, 8, true, 1>>(st, l); });
+        add("tune_fp16_walk_128x8_staged1", [=](benchmark::State& st) { bench_typed<__half, walk_shape<128, 8, true, 1, __half>>(st, l); });
+        add("tune_bf16_walk_128x8_staged3", [=](benchmark::State& st) { bench_typed<bf16, walk_shape<128, 8, true, 3>>(st, l); });
+        add("tune_bf16_walk_128x16_staged2", [=](benchmark::State& st) { bench_typed<bf16, walk_shape<128, 16, true, 2>>(st, l); });
+        add("tune_bf16_walk_256x16_staged1", [=](benchmark::State& st) { bench_typed<bf16, walk_shape<256, 16, true, 1>>(st, l); });
+        add("tune_bf16_walk_256x16_staged2", [=](benchmark::State& st) { bench_typed<bf16, walk_shape<256, 16, true, 2>>(st, l); });
+        add("tune_bf16_walk_256x8_staged2", [=](benchmark::State& st) { bench_typed<bf16, walk_shape<256, 8, true, 2>>(st, l); });
+        add("tune_fp32_walk_128x16_staged2", [=](benchmark::State& st) { bench_typed<float, walk_shape<128, 16, true, 2, float>>(st, l); });
         break;
       case linrec::strategy::channel_tiles:
         add("tune_bf16_prefetch0", [=](benchmark::State& st) { bench_typed<bf16, tile_prefetch_rounds<bf16, 0>>(st, l); });

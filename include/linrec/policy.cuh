@@ -177,6 +177,15 @@ struct default_policy {
   /// loading in registers (0.93–0.95 both ways, H200); it lifts tiles of 4 steps (256 threads of
   /// 32 lanes: 0.92 against 0.85 at [8, 4096, 4096] fp32).
   static constexpr bool channel_walk_prefetch = vector_items >= 8;
+  /// channel_walk, staged: how many tiles ahead each thread's runs are copied, each tile in its
+  /// own stage of dynamic shared memory (Steps × 2 × 16 bytes a thread), so that many tiles'
+  /// loads stay in flight while the block scans and stores. H200, session 27, [8, 4096, 4096]
+  /// bf16 at 128 threads of 8 lanes, four same-binary rounds over two calls: 2 tiles 0.85 / 0.87
+  /// / 0.85 / 0.84 of copy against 0.82 / 0.83 / 0.82 / 0.82 for 1 (fp16 alike). 64 threads of 8
+  /// lanes, 2 tiles: 0.68–0.69; 3 tiles: 0.67–0.68; 64 × 4, 2 tiles: 0.65–0.67. Nsight Compute
+  /// then puts the walk at 88 % of L1/TEX throughput with DRAM at 56 %: the staging copies and the
+  /// row scan share L1.
+  static constexpr int channel_walk_stage_tiles = 2;
   /// (Asking L2 for a walk block's tiles ahead, as row_block_prefetch_tiles does for rows, measured
   /// slower on the H200 at [8, 4096, 4096]: 0.46 (2 tiles) and 0.45 (4) of copy against 0.49 for
   /// bf16, 0.66 (2) against 0.94 for fp32. Not kept.)

@@ -28,10 +28,17 @@ template <typename T>
 struct walk_policy : linrec::default_policy<T> {
   static constexpr strategy forced = strategy::channel_walk;
 };
-// The walk with each thread's next tile staged in shared memory (off by default).
+// The walk with each thread's tiles staged in shared memory, two tiles ahead (off by default for these types).
 template <typename T>
 struct staged_walk_policy : walk_policy<T> {
   static constexpr bool channel_walk_prefetch = true;
+};
+// Staged two tiles ahead (the 2-byte types' default) for these types, in blocks of 64 threads:
+// a second block shape, with tiles of fewer steps, so short sequences go round the stages.
+template <typename T>
+struct staged_walk_2_policy : staged_walk_policy<T> {
+  static constexpr int channel_walk_threads = 64;
+  static constexpr int channel_walk_stage_tiles = 2;
 };
 
 // The look-back kernel that resolves each tile before claiming the next (the default defers).
@@ -277,6 +284,17 @@ TYPED_TEST(tensor_layouts_test, channel_walk_matches_reference) {
     this->template check<Staged>(tensor_layout::batch_time_channels(2, length, 130).reversed(), a_dist::long_memory);
   }
   this->template check<Staged>(tensor_layout::batch_time_channels(2, 130, 67), a_dist::half_to_one, true, -1, 1);
+  // Two tiles ahead: sequences of one tile and of two (no more than the stages ahead), and a
+  // ragged tile after whole ones that went round the stages.
+  using Staged2 = staged_walk_2_policy<TypeParam>;
+  constexpr std::int64_t steps2 =
+      Staged2::channel_walk_steps * (Staged2::channel_walk_threads / Staged2::channel_walk_lanes);
+  for (const std::int64_t length : {std::int64_t(1), steps2, 2 * steps2 + 1, 5 * steps2 + 3}) {
+    SCOPED_TRACE(::testing::Message() << "staged two ahead, length " << length);
+    this->template check<Staged2>(tensor_layout::batch_time_channels(3, length, 1000));
+    this->template check<Staged2>(tensor_layout::batch_time_channels(2, length, 130).reversed(), a_dist::long_memory);
+  }
+  this->template check<Staged2>(tensor_layout::batch_time_channels(2, 130, 67), a_dist::half_to_one, true, -1, 1);
   // Chosen automatically once there are enough channel groups.
   const auto many = tensor_layout::batch_time_channels(8, 50, 8200);
   EXPECT_EQ(linrec::chosen_strategy<TypeParam>(many), strategy::channel_walk);

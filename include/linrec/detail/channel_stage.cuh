@@ -19,8 +19,10 @@ namespace linrec::detail {
 /// as raw 16-byte vectors. Slot k of every thread lies side by side, so a warp's copies and reads
 /// of one slot touch consecutive 16-byte words: no bank conflicts.
 ///
-/// Each thread reads back only what it copied itself, so no barrier is needed between the copy and
-/// the read, only the thread's own wait. Between reading a run and copying the next one over it,
+/// A caller keeps one temp_storage per tile it stages ahead, fetches into one, commits a copy
+/// group per tile (see commit), and reads a run once its group is done. Each thread reads back
+/// only what it copied itself, so no barrier is needed between the copy and the read, only the
+/// thread's own wait. Between reading a run and copying the next one over it,
 /// the caller must pass a __syncthreads() (the reads are then performed before the copies).
 template <int Threads, int Steps, typename Problem>
 struct channel_stage {
@@ -51,13 +53,17 @@ struct channel_stage {
         __pipeline_memcpy_async(&storage.slot[base + c][threadIdx.x], x + c * vector_width<S>, 16);
       }
     });
-    __pipeline_commit();
   }
 
-  /// Waits for this thread's copies and converts them into the run's items.
+  /// Closes this thread's copy group: every fetch since the last commit (possibly none).
+  static __device__ __forceinline__ void commit() { __pipeline_commit(); }
+
+  /// Waits until at most `Pending` of this thread's newest copy groups are still in flight (the
+  /// run in `storage` must not be one of them) and converts the run into the items.
+  template <int Pending = 0>
   static __device__ __forceinline__ void read(const temp_storage& storage, const Problem& p,
                                               affine<Acc> (&items)[Steps][width]) {
-    __pipeline_wait_prior(0);
+    __pipeline_wait_prior(Pending);
     Acc first[Steps][width], second[Steps][width];
 #pragma unroll
     for (int s = 0; s < Steps; ++s) {

@@ -58,9 +58,12 @@ status launch_channel_tiles(const tensor_plan& pl, void* temp, const Problem& p,
 template <typename Policy, typename Problem>
 status launch_channel_walk(const tensor_plan& pl, const Problem& p, cudaStream_t stream) {
   constexpr int threads = Policy::channel_walk_threads;
+  constexpr int stage_tiles = Policy::channel_walk_prefetch ? Policy::channel_walk_stage_tiles : 0;
+  static_assert(!Policy::channel_walk_prefetch || stage_tiles >= 1, "a staged walk stages at least one tile ahead");
   const auto kernel = channel_walk_kernel<threads, Policy::channel_walk_lanes, Policy::channel_walk_steps,
-                                          Policy::channel_walk_prefetch, Problem>;
-  if constexpr (Policy::channel_walk_prefetch) {
+                                          stage_tiles, Problem>;
+  constexpr std::size_t stage_bytes = walk_stage_bytes<threads, Policy::channel_walk_steps, stage_tiles, Problem>;
+  if constexpr (stage_bytes > 0) {
     // The staged tiles take shared memory the default split may leave to L1, which would cut
     // the blocks per SM; the walk reads nothing twice, so L1 is worth less than occupancy.
     if (const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
@@ -68,8 +71,14 @@ status launch_channel_walk(const tensor_plan& pl, const Problem& p, cudaStream_t
         e != cudaSuccess) {
       return status(e);
     }
+    // Past 48 KB a block, static and dynamic together, the launch must opt in.
+    if (const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                   static_cast<int>(stage_bytes));
+        e != cudaSuccess) {
+      return status(e);
+    }
   }
-  kernel<<<grid_blocks(pl.tiling.groups), threads, 0, stream>>>(p, pl.tiling);
+  kernel<<<grid_blocks(pl.tiling.groups), threads, stage_bytes, stream>>>(p, pl.tiling);
   return status(cudaPeekAtLastError());
 }
 
