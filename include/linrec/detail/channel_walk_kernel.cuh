@@ -15,15 +15,15 @@
 
 namespace linrec::detail {
 
-// At least 512 threads' worth of blocks per SM (128 registers a thread): [8, 4096, 4096] fp32
-// makes 512 walk blocks of 128 threads, one wave on the H200 at 4 per SM. (When its walk blocks
-// were 1024 of 64 threads, 150 registers, 6 per SM, took two waves: 0.39 against 0.89 of copy.)
-//
 /// The dynamic shared memory channel_walk_kernel takes: its StageTiles stages.
 template <int Threads, int Steps, int StageTiles, typename Problem>
 inline constexpr std::size_t walk_stage_bytes =
     StageTiles > 0 ? sizeof(typename channel_stage<Threads, Steps, Problem>::temp_storage) * StageTiles : 0;
 
+// At least 512 threads' worth of blocks per SM (128 registers a thread): [8, 4096, 4096] fp32
+// makes 512 walk blocks of 128 threads, one wave on the H200 at 4 per SM. (When its walk blocks
+// were 1024 of 64 threads, 150 registers, 6 per SM, took two waves: 0.39 against 0.89 of copy.)
+//
 // With StageTiles > 0, each thread's tiles are copied into shared memory (channel_stage) that
 // many tiles ahead: tile c + StageTiles is asked for as soon as the scan of tile c has read its
 // own run, so up to StageTiles tiles' loads stay in flight while the block scans and stores,

@@ -71,7 +71,8 @@ status launch_channel_walk(const tensor_plan& pl, const Problem& p, cudaStream_t
         e != cudaSuccess) {
       return status(e);
     }
-    // Past 48 KB a block, static and dynamic together, the launch must opt in.
+    // Past 48 KB a block, static and dynamic together, the launch must opt in (asked every time:
+    // the kernel's static part is the compiler's to know).
     if (const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                    static_cast<int>(stage_bytes));
         e != cudaSuccess) {
