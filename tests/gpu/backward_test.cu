@@ -200,7 +200,7 @@ struct forced_policy : linrec::default_policy<T> {
   static constexpr strategy forced = S;
 };
 
-// The channel walk staging each thread's next tile in shared memory (off by default).
+// The channel walk staging each thread's tiles in shared memory, two tiles ahead (off by default for these types).
 template <typename T>
 struct staged_walk : forced_policy<T, strategy::channel_walk> {
   static constexpr bool channel_walk_prefetch = true;
