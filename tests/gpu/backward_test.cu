@@ -145,7 +145,8 @@ gradients<T> run_backward(const backward_case<T>& c, entry api = entry::tensor, 
 // forward tests: twice the error of the same adjoint loop run in T, floored at 8 eps; every named
 // element written and, in their own buffers, nothing else.
 template <typename T>
-void expect_gradients_match(const backward_case<T>& c, const gradients<T>& out, bool db_own_buffer = true) {
+void expect_gradients_match(const backward_case<T>& c, const gradients<T>& out, bool db_own_buffer = true,
+                            double max_slack = 2) {
   using R = reference_t<T>;
   const tensor_layout& l = c.forward.layout;
   const auto ref = reference_gradients<R>(c);
@@ -175,7 +176,7 @@ void expect_gradients_match(const backward_case<T>& c, const gradients<T>& out, 
     EXPECT_EQ(unwritten, 0) << what << " elements never written; " << c.forward.describe();
     EXPECT_EQ(touched, 0) << what << " written outside its elements; " << c.forward.describe();
     EXPECT_LE(d.rel_l2, std::max(2 * q.rel_l2, 8 * eps)) << what << "; " << c.forward.describe();
-    EXPECT_LE(d.max_abs, std::max(2 * q.max_abs, 8 * eps * d.ref_max)) << what << "; " << c.forward.describe();
+    EXPECT_LE(d.max_abs, std::max(max_slack * q.max_abs, 8 * eps * d.ref_max)) << what << "; " << c.forward.describe();
     return q;
   };
   check("da", out.da, loop.da, ref.da, l.a, true);
@@ -325,7 +326,6 @@ TEST_F(backward_fp64_test, gradients_match_finite_differences) {
   }
 }
 
-// Only the final state has a gradient (g = 0 everywhere): δ is g_final carried back alone.
 // Captured into a CUDA graph and replayed: the look-back paths (tile status memset, persistent
 // grid) and a block-per-row path, rows and tensors.
 TYPED_TEST(backward_test, captured_in_a_cuda_graph) {
@@ -338,11 +338,22 @@ TYPED_TEST(backward_test, captured_in_a_cuda_graph) {
   expect_gradients_match(tiles, run_backward<T>(tiles, entry::tensor, false, launch::graph));
 }
 
+// Only the final state has a gradient (g = 0 everywhere): δ is g_final carried back alone.
+// With g = 0, δ[t] is g_final times a product of a's, and the error of a product of n factors is
+// the sum of its n - 1 roundings in any order of evaluation: the scan's and the loop's errors are
+// alike in size, but each sequence's is one random walk shared by all its steps, so the error
+// over a few sequences is a sample of a few. Simulated on the host (this chain, a ~ U(0.999, 1),
+// length 5000, fp32, a blocked scan against the loop), over 4 rows the scan's L2 error passed
+// twice the loop's in 2 % of seeds, as seen on the H200; over 64 rows its ratio to the loop's
+// reached at most 1.44 in 4000 seeds (median 0.74). A max error is always one extreme: over
+// 64 rows it passed twice the loop's in 0.5 % of seeds and reached at most 2.97, hence the
+// slack of 4 on the max here alone (a missing or repeated factor errs by about 1 - a, 5e-4,
+// on every step before it: hundreds of times that).
 TYPED_TEST(backward_test, g_final_only) {
   using T = TypeParam;
-  for (const auto& l : {TestFixture::rows(4, 5000, 5000), tensor_layout::batch_time_channels(2, 300, 70)}) {
+  for (const auto& l : {TestFixture::rows(64, 5000, 5000), tensor_layout::batch_time_channels(2, 300, 70)}) {
     const auto c = make_case<T>(l, a_dist::long_memory, true, true, /*zero_g=*/true);
-    expect_gradients_match(c, run_backward<T>(c));
+    expect_gradients_match(c, run_backward<T>(c), true, /*max_slack=*/4);
   }
 }
 
