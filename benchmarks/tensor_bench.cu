@@ -320,7 +320,7 @@ void register_all() {
       add("tune_backward_tiles_no_prefetch", [=](benchmark::State& st) { bench_backward<prefetch_tuning<0, false>>(st, l, dims); });
     }
     if (s.batch * s.channels < 256 * 32) {  // the shapes that take channel_tiles (default: 8 lanes x 16 steps, 1 block per SM)
-      add("tune_tiles_no_prefetch", [=](benchmark::State& st) { bench_linrec<prefetch_tuning<0, false>>(st, l, dims); });
+      add("tune_tiles_prefetch1", [=](benchmark::State& st) { bench_linrec<prefetch_tuning<1, true>>(st, l, dims); });
       add("tune_tiles_prefetch2", [=](benchmark::State& st) { bench_linrec<prefetch_tuning<2, true>>(st, l, dims); });
       add("tune_tiles_s4_lanes32", [=](benchmark::State& st) { bench_linrec<tiles_tuning<2, 4, 32>>(st, l, dims); });
       add("tune_tiles_s8_lanes16", [=](benchmark::State& st) { bench_linrec<tiles_tuning<2, 8, 16>>(st, l, dims); });

@@ -345,7 +345,11 @@ void register_all() {
         add("tune_fp32_walk_128x16_staged2", [=](benchmark::State& st) { bench_typed<float, walk_shape<128, 16, true, 2, float>>(st, l); });
         break;
       case linrec::strategy::channel_tiles:
+        // L2 asked a round ahead: on by default for these but fp32 (session 28).
         add("tune_bf16_prefetch0", [=](benchmark::State& st) { bench_typed<bf16, tile_prefetch_rounds<bf16, 0>>(st, l); });
+        add("tune_fp16_prefetch0", [=](benchmark::State& st) { bench_typed<__half, tile_prefetch_rounds<__half, 0>>(st, l); });
+        add("tune_fp32_prefetch1", [=](benchmark::State& st) { bench_typed<float, tile_prefetch_rounds<float, 1>>(st, l); });
+        add("tune_complex64_prefetch0", [=](benchmark::State& st) { bench_typed<cfloat, tile_prefetch_rounds<cfloat, 0>>(st, l); });
         add("tune_bf16_short_tiles", [=](benchmark::State& st) { bench_typed<bf16, bf16_short_tiles>(st, l); });
         add("tune_bf16_tiles_s4_mb2", [=](benchmark::State& st) { bench_typed<bf16, bf16_tiles<4, 2>>(st, l); });
         break;

@@ -41,6 +41,13 @@ struct staged_walk_2_policy : staged_walk_policy<T> {
   static constexpr int channel_walk_stage_tiles = 2;
 };
 
+// The channel tiles asking L2 for the tile a grid's round ahead (off by default for fp32 since session 28).
+template <typename T>
+struct prefetching_tiles_policy : linrec::default_policy<T> {
+  static constexpr strategy forced = strategy::channel_tiles;
+  static constexpr int channel_prefetch_rounds = 1;
+};
+
 // The look-back kernel that resolves each tile before claiming the next (the default defers).
 template <typename T>
 struct direct_lookback_policy : linrec::default_policy<T> {
@@ -173,6 +180,10 @@ TYPED_TEST(tensor_layouts_test, long_time_few_channels_and_many_tiles) {
   this->check(tensor_layout::time_batch_channels(4, 3000, 500), a_dist::long_memory, true);
   // The benchmark's [1, T, 1024] family: few groups, each looking back over many chunks at once.
   this->check(tensor_layout::batch_time_channels(1, 20011, 1000), a_dist::minus_one_to_one, false);
+  // With L2 asked for tiles ahead, up to past the last tile.
+  using Prefetching = prefetching_tiles_policy<TypeParam>;
+  this->template check<Prefetching>(tensor_layout::batch_time_channels(1, 20011, 1000), a_dist::minus_one_to_one, false);
+  this->template check<Prefetching>(tensor_layout::batch_time_channels(2, 3001, 67), a_dist::half_to_one, true, -1, 1);
 }
 
 // Two chunks of time, each run on its own, chained through h_final (the earlier chunk first going
