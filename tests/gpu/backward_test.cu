@@ -338,17 +338,17 @@ TYPED_TEST(backward_test, captured_in_a_cuda_graph) {
   expect_gradients_match(tiles, run_backward<T>(tiles, entry::tensor, false, launch::graph));
 }
 
-// Only the final state has a gradient (g = 0 everywhere): δ is g_final carried back alone.
-// With g = 0, δ[t] is g_final times a product of a's, and the error of a product of n factors is
-// the sum of its n - 1 roundings in any order of evaluation: the scan's and the loop's errors are
-// alike in size, but each sequence's is one random walk shared by all its steps, so the error
-// over a few sequences is a sample of a few. Simulated on the host (this chain, a ~ U(0.999, 1),
-// length 5000, fp32, a blocked scan against the loop), over 4 rows the scan's L2 error passed
-// twice the loop's in 2 % of seeds, as seen on the H200; over 64 rows its ratio to the loop's
-// reached at most 1.44 in 4000 seeds (median 0.74). A max error is always one extreme: over
-// 64 rows it passed twice the loop's in 0.5 % of seeds and reached at most 2.97, hence the
-// slack of 4 on the max here alone (a missing or repeated factor errs by about 1 - a, 5e-4,
-// on every step before it: hundreds of times that).
+// Only the final state has a gradient (g = 0 everywhere): δ[t] is g_final carried back alone,
+// times a product of a's, and the error of a product of n factors is the sum of its n - 1
+// roundings in any order of evaluation: the scan's and the loop's errors are alike in size, but
+// each sequence's is one random walk shared by all its steps, so the error over a few sequences
+// is a sample of a few. Simulated on the host (scripts/product_chain_error.cpp: this chain, a ~
+// U(0.999, 1), length 5000, fp32, a blocked scan against the loop), over 4 rows the scan's L2
+// error passed twice the loop's in 2 % of seeds, as seen on the H200; over 64 rows its ratio to
+// the loop's reached at most 1.44 in 4000 seeds (median 0.74). A max error is always one
+// extreme: over 64 rows it passed twice the loop's in 0.5 % of seeds and reached at most 2.97,
+// hence the slack of 4 on the max here alone (a missing or repeated factor errs by about 1 - a,
+// 5e-4, on every step before it: hundreds of times that).
 TYPED_TEST(backward_test, g_final_only) {
   using T = TypeParam;
   for (const auto& l : {TestFixture::rows(64, 5000, 5000), tensor_layout::batch_time_channels(2, 300, 70)}) {
