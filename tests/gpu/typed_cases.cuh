@@ -317,6 +317,8 @@ void check_every_strategy() {
     run(lookback{}, dir(tensor_layout::uniform(1, 9001, 3, {0, 1, 9003})), true);
     run(tiles{}, dir(tensor_layout::batch_time_channels(3, 1000, 77)), true);
     run(walk{}, dir(tensor_layout::time_batch_channels(2, 700, 130)), false);
+    // 136 channels: whole, 16-byte aligned channel groups (staged, for the 2-byte types) and a ragged one.
+    run(walk{}, dir(tensor_layout::batch_time_channels(2, 700, 136)), true);
   }
   run(Base{}, tensor_layout::batch_time_channels(1, 1, 1), true);
   run(Base{}, tensor_layout::batch_channels_time(1, 1, 1), false);
