@@ -273,6 +273,13 @@ struct prefetch_tuning : linrec::default_policy<float> {
   static constexpr int channel_prefetch_rounds = Rounds;
   static constexpr bool channel_prefetch_store_inputs = StoreInputs;
 };
+// Tuning: the channel tiles looking back over 64 chunks a round from this many chunks in flight
+// per channel group (1: wherever there are as many blocks as groups; 0: never, 32 a round).
+template <std::int64_t WideFrom>
+struct window_tuning : linrec::default_policy<float> {
+  static constexpr linrec::strategy forced = linrec::strategy::channel_tiles;
+  static constexpr std::int64_t channel_wide_lookback_in_flight = WideFrom;
+};
 // Tuning candidates for the channel walk: block threads, lanes across channels (each 4 channels),
 // steps a thread scans, and whether the next tile is staged in shared memory.
 template <int Threads, int Lanes, int Steps, bool Prefetch>
@@ -321,6 +328,8 @@ void register_all() {
     }
     if (s.batch * s.channels < 256 * 32) {  // the shapes that take channel_tiles (default: 8 lanes x 16 steps, 1 block per SM)
       add("tune_tiles_prefetch1", [=](benchmark::State& st) { bench_linrec<prefetch_tuning<1, true>>(st, l, dims); });
+      add("tune_tiles_window64", [=](benchmark::State& st) { bench_linrec<window_tuning<1>>(st, l, dims); });
+      add("tune_tiles_window32", [=](benchmark::State& st) { bench_linrec<window_tuning<0>>(st, l, dims); });
       add("tune_tiles_prefetch2", [=](benchmark::State& st) { bench_linrec<prefetch_tuning<2, true>>(st, l, dims); });
       add("tune_tiles_s4_lanes32", [=](benchmark::State& st) { bench_linrec<tiles_tuning<2, 4, 32>>(st, l, dims); });
       add("tune_tiles_s8_lanes16", [=](benchmark::State& st) { bench_linrec<tiles_tuning<2, 8, 16>>(st, l, dims); });

@@ -276,6 +276,13 @@ struct tile_prefetch_rounds : linrec::default_policy<S> {
   static constexpr int channel_prefetch_rounds = TileRounds;
 };
 
+// Tuning: the channel tiles looking back over 64 chunks a round from this many chunks in flight
+// per channel group (1: wherever there are as many blocks as groups).
+template <typename S, std::int64_t WideFrom>
+struct tile_window : linrec::default_policy<S> {
+  static constexpr std::int64_t channel_wide_lookback_in_flight = WideFrom;
+};
+
 // Tuning: block_per_row tiles by threads, tiles asked of L2 ahead and whether the tile ahead is
 // held as loaded (row_block_hold_loaded), for storage S. Since session 26 the default holds the
 // tile ahead, asks none ahead, at 256 threads for the 2-byte types (0.97-0.98 of copy at 1024 ×
@@ -352,6 +359,8 @@ void register_all() {
         add("tune_complex64_prefetch0", [=](benchmark::State& st) { bench_typed<cfloat, tile_prefetch_rounds<cfloat, 0>>(st, l); });
         add("tune_bf16_short_tiles", [=](benchmark::State& st) { bench_typed<bf16, bf16_short_tiles>(st, l); });
         add("tune_bf16_tiles_s4_mb2", [=](benchmark::State& st) { bench_typed<bf16, bf16_tiles<4, 2>>(st, l); });
+        add("tune_bf16_window64", [=](benchmark::State& st) { bench_typed<bf16, tile_window<bf16, 1>>(st, l); });
+        add("tune_complex64_window64", [=](benchmark::State& st) { bench_typed<cfloat, tile_window<cfloat, 1>>(st, l); });
         break;
       default:
         break;

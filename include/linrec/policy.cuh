@@ -222,6 +222,16 @@ struct default_policy {
   /// tile is loaded, not read from DRAM after its look-back: 0.84 of copy against 0.80 for the
   /// backward pass at [1, 65536, 1024] fp32 (H200).
   static constexpr bool channel_prefetch_store_inputs = true;
+  /// channel_tiles: a tile's look-back inspects 64 earlier chunks of its channels a round (two
+  /// for each of warp 0's lanes) instead of 32 where the chunks in flight per channel group, the
+  /// resident blocks over the groups, reach this many (0: never). H200, session 29, two same-run
+  /// rounds, 64 a round against 32: fp32 [1, 2^22, 64] (2 groups of 32 channels, 66 chunks in
+  /// flight each) 0.636 / 0.637 of copy against 0.608 / 0.607; but [1, 65536, 1024] (4 in
+  /// flight) 0.737 / 0.731 against 0.754 / 0.756, [1, 262144, 1024] 0.749 / 0.751 against
+  /// 0.789 / 0.792, bf16 0.47 against 0.48, complex64 0.77 against 0.79 (call 2). Hence the
+  /// threshold; with it (call 3, two rounds) [1, 2^22, 64] 0.641 / 0.642 against 0.612 / 0.610
+  /// for 32 always, and [1, T, 1024] as before (0.759 / 0.767 against 0.758 / 0.757 at 65536).
+  static constexpr std::int64_t channel_wide_lookback_in_flight = 32;
 
   /// Overrides the automatic choice when not `strategy::automatic`. A row strategy applies to row
   /// layouts and to tensor layouts that reduce to rows; `channel_tiles` and `channel_walk` apply to

@@ -48,6 +48,14 @@ struct prefetching_tiles_policy : linrec::default_policy<T> {
   static constexpr int channel_prefetch_rounds = 1;
 };
 
+// The channel tiles looking back over 64 chunks a round (two a look-back lane) instead of 32
+// wherever there are at least as many blocks as channel groups (the default: 32 chunks a group).
+template <typename T>
+struct wide_window_tiles_policy : linrec::default_policy<T> {
+  static constexpr strategy forced = strategy::channel_tiles;
+  static constexpr std::int64_t channel_wide_lookback_in_flight = 1;
+};
+
 // The look-back kernel that resolves each tile before claiming the next (the default defers).
 template <typename T>
 struct direct_lookback_policy : linrec::default_policy<T> {
@@ -187,6 +195,12 @@ TYPED_TEST(tensor_layouts_test, long_time_few_channels_and_many_tiles) {
     this->template check<Prefetching>(tensor_layout::batch_time_channels(1, 20011, 1000), a_dist::minus_one_to_one, false);
     this->template check<Prefetching>(tensor_layout::batch_time_channels(2, 3001, 67), a_dist::half_to_one, true, -1, 1);
   }
+  // Looking back over 64 chunks a round: one group of many chunks (some rounds then reach the
+  // first chunk), a few groups, and a reverse scan.
+  using WideWindow = wide_window_tiles_policy<TypeParam>;
+  this->template check<WideWindow>(tensor_layout::batch_time_channels(1, (1 << 17) + 7, 64), a_dist::half_to_one, true);
+  this->template check<WideWindow>(tensor_layout::batch_time_channels(2, 3001, 67), a_dist::half_to_one, true, -1, 1);
+  this->template check<WideWindow>(tensor_layout::batch_time_channels(1, 50001, 5).reversed(), a_dist::long_memory);
 }
 
 // Two chunks of time, each run on its own, chained through h_final (the earlier chunk first going

@@ -53,8 +53,8 @@ struct channel_shared_scalars {
 };
 
 // The look-back of one channel tile that is not its sequence's first and whose aggregate is
-// published: warp 0 inspects `window` earlier chunks of these channels per round and waits only
-// for those up to the nearest inclusive prefix. Then every row loads a run of those predecessors'
+// published: warp 0 inspects `window` (32 or 64: one or two for each lane) earlier chunks of these
+// channels per round and waits only for those up to the nearest inclusive prefix. Then every row loads a run of those predecessors'
 // values at once (one L2 round trip for the round, not one per predecessor) and combines it; the
 // last row combines the rows' results, publishes the tile's inclusive prefix from `aggregate`
 // (read on the last row only), and every thread gets its channels' exclusive prefix. Called by
@@ -64,12 +64,13 @@ __device__ __forceinline__ void channel_lookback(const channel_tile_status<T>& s
                                                  const channel_place& here, const affine<T> (&aggregate)[Width],
                                                  typename TileScan::temp_storage& shared_scan,
                                                  channel_shared_scalars& shared, affine<T>* shared_tile_prefix,
-                                                 affine<T> (&exclusive)[Width]) {
+                                                 int window, affine<T> (&exclusive)[Width]) {
   using V = affine<T>;
   constexpr int width = Width;
   constexpr int rows = Threads / Lanes;
-  constexpr int window = 32;  // predecessors one look-back round inspects
-  constexpr int max_per_row = (window + rows - 1) / rows;  // predecessors a row loads in a round
+  constexpr int tiles_per_lane = 2;                         // at most, a round
+  constexpr int max_window = 32 * tiles_per_lane;           // predecessors one round inspects, at most
+  constexpr int max_per_row = (max_window + rows - 1) / rows;  // predecessors a row loads in a round
   const affine_scan_op op;
   const int lane = static_cast<int>(threadIdx.x) % Lanes;
   const int row = static_cast<int>(threadIdx.x) / Lanes;
@@ -80,23 +81,41 @@ __device__ __forceinline__ void channel_lookback(const channel_tile_status<T>& s
   bool have_carry = false;
   for (std::int64_t back = 0;; back += window) {
     if (threadIdx.x < 32) {
+      // Lane j inspects the predecessors j + 1, j + 33, ... chunks back (from `back`), so bit d of
+      // the masks below is the predecessor d + 1 chunks back.
       const int j = static_cast<int>(threadIdx.x);
-      const bool in_sequence = chunk - 1 - back - j >= 0;
-      const std::int64_t predecessor = tile - (back + j + 1) * tiling.groups;
-      tile_state state = tile_state::invalid;
-      unsigned inclusive_lanes;
+      bool in_sequence[tiles_per_lane];
+      tile_state state[tiles_per_lane];
+#pragma unroll
+      for (int i = 0; i < tiles_per_lane; ++i) {
+        in_sequence[i] = 32 * i < window && chunk - 1 - back - (j + 32 * i) >= 0;
+        state[i] = tile_state::invalid;
+      }
+      std::uint64_t inclusive_mask;
       for (;;) {
-        if (in_sequence && state == tile_state::invalid) state = status.load_state(predecessor);
-        const unsigned invalid_lanes = __ballot_sync(full_warp_mask, in_sequence && state == tile_state::invalid);
-        inclusive_lanes = __ballot_sync(full_warp_mask, in_sequence && state == tile_state::inclusive);
-        const unsigned needed = inclusive_lanes ? (inclusive_lanes & (0u - inclusive_lanes)) - 1 : ~0u;
-        if ((invalid_lanes & needed) == 0) break;
+        std::uint64_t invalid_mask = 0;
+        inclusive_mask = 0;
+#pragma unroll
+        for (int i = 0; i < tiles_per_lane; ++i) {
+          if (in_sequence[i] && state[i] == tile_state::invalid) {
+            state[i] = status.load_state(tile - (back + j + 32 * i + 1) * tiling.groups);
+          }
+        }
+#pragma unroll
+        for (int i = 0; i < tiles_per_lane; ++i) {
+          invalid_mask |= std::uint64_t(__ballot_sync(full_warp_mask, in_sequence[i] && state[i] == tile_state::invalid))
+                          << (32 * i);
+          inclusive_mask |= std::uint64_t(__ballot_sync(full_warp_mask, in_sequence[i] && state[i] == tile_state::inclusive))
+                            << (32 * i);
+        }
+        const std::uint64_t needed = inclusive_mask ? (inclusive_mask & (0ull - inclusive_mask)) - 1 : ~0ull;
+        if ((invalid_mask & needed) == 0) break;
         __nanosleep(32);
       }
       if (j == 0) {
         // The sequence's first chunk is always inclusive, so a round that reaches it ends.
-        shared.window_count = inclusive_lanes ? __ffs(inclusive_lanes) : window;
-        shared.window_has_inclusive = inclusive_lanes != 0;
+        shared.window_count = inclusive_mask ? __ffsll(static_cast<long long>(inclusive_mask)) : window;
+        shared.window_has_inclusive = inclusive_mask != 0;
       }
     }
     __syncthreads();
@@ -164,10 +183,12 @@ __device__ __forceinline__ void channel_lookback(const channel_tile_status<T>& s
 /// later (as deferred_lookback_kernel does), where the problem says `prefetch_ahead`.
 /// PrefetchStoreInputs: what the problem's store reads (the adjoint's h) is asked into L2 when
 /// the tile is loaded.
+/// lookback_window: the earlier chunks a look-back round inspects, 32 or 64.
 template <int Threads, int Lanes, int Steps, int MinBlocks, int PrefetchRounds, bool PrefetchStoreInputs,
           typename Problem>
 __global__ void __launch_bounds__(Threads, MinBlocks)
-    channel_tiles_kernel(Problem p, channel_tile_status<typename Problem::value_type> status, channel_tiling tiling) {
+    channel_tiles_kernel(Problem p, channel_tile_status<typename Problem::value_type> status, channel_tiling tiling,
+                         int lookback_window) {
   using T = typename Problem::value_type;
   using V = affine<T>;
   constexpr int width = Problem::width;
@@ -236,7 +257,7 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
       if (threadIdx.x == 0) status.publish_state(tile, tile_state::aggregate);
 
       channel_lookback<Threads, Lanes, tile_scan>(status, tiling, here, items[Steps - 1], shared_scan, shared,
-                                                  shared_tile_prefix, exclusive);
+                                                  shared_tile_prefix, lookback_window, exclusive);
     }
 
 #pragma unroll

@@ -33,12 +33,16 @@ status launch_channel_tiles_with(const tensor_plan& pl, void* temp, const Proble
     return status(e);
   }
   blocks = std::min(blocks, tiles);
+  // About blocks / groups chunks of each channel group are in flight at once: past the
+  // threshold, a look-back round inspects 64 chunks instead of 32.
+  constexpr std::int64_t wide_from = Policy::channel_wide_lookback_in_flight;
+  const int lookback_window = wide_from > 0 && blocks >= wide_from * pl.tiling.groups ? 64 : 32;
   const channel_tile_status<T> view(temp, tiles, pl.tiling.group);  // T: the accumulator
   if (const cudaError_t e = cudaMemsetAsync(temp, 0, channel_tile_status<T>::init_bytes(tiles), stream);
       e != cudaSuccess) {
     return status(e);
   }
-  kernel<<<grid_blocks(blocks), threads, 0, stream>>>(p, view, pl.tiling);
+  kernel<<<grid_blocks(blocks), threads, 0, stream>>>(p, view, pl.tiling, lookback_window);
   return status(cudaPeekAtLastError());
 }
 
