@@ -53,12 +53,13 @@ struct channel_shared_scalars {
 };
 
 // The look-back of one channel tile that is not its sequence's first and whose aggregate is
-// published: warp 0 inspects `window` (32 or 64: one or two for each lane) earlier chunks of these
-// channels per round and waits only for those up to the nearest inclusive prefix. Then every row loads a run of those predecessors'
-// values at once (one L2 round trip for the round, not one per predecessor) and combines it; the
-// last row combines the rows' results, publishes the tile's inclusive prefix from `aggregate`
-// (read on the last row only), and every thread gets its channels' exclusive prefix. Called by
-// every thread of the block, converged; `shared_scan` is scratch here.
+// published: warp 0 inspects `window` (32 or 64: one or two for each lane) earlier chunks of
+// these channels per round and waits only for those up to the nearest inclusive prefix. Then
+// every row loads a run of those predecessors' values at once (one L2 round trip for the round,
+// not one per predecessor) and combines it; the last row combines the rows' results, publishes
+// the tile's inclusive prefix from `aggregate` (read on the last row only), and every thread gets
+// its channels' exclusive prefix. Called by every thread of the block, converged; `shared_scan`
+// is scratch here.
 template <int Threads, int Lanes, typename TileScan, typename T, int Width>
 __device__ __forceinline__ void channel_lookback(const channel_tile_status<T>& status, const channel_tiling& tiling,
                                                  const channel_place& here, const affine<T> (&aggregate)[Width],
