@@ -8,6 +8,7 @@ namespace {
 class complex_types_test : public gpu_test {};
 
 TEST_F(complex_types_test, complex64) { check_every_strategy<cfloat, cfloat, cfloat>(); }
+TEST_F(complex_types_test, complex64_tiles_taller_than_a_warp) { check_tiles_taller_than_a_warp<cfloat, cfloat, cfloat, 2>(); }
 TEST_F(complex_types_test, complex128) { check_every_strategy<cdouble, cdouble, cdouble>(); }
 TEST_F(complex_types_test, real_decay_complex_input) { check_every_strategy<float, cfloat, cfloat>(); }
 

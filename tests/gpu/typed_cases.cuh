@@ -7,6 +7,7 @@
 #include <linrec/linear_recurrence.cuh>
 #include <linrec/value_types.cuh>
 
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <cstdint>
@@ -292,6 +293,46 @@ template <typename Base, strategy S>
 struct forced_typed_policy : Base {
   static constexpr strategy forced = S;
 };
+
+/// Tiles taller than a warp holds rows, whose rows scan by warps (channel_tile_scan): the walk
+/// over narrow channel groups of `Lanes` lanes (256 threads, staged two tiles ahead) and channel
+/// tiles of 512 threads.
+template <typename Base, int Lanes>
+struct narrow_walk_typed_policy : Base {
+  static constexpr strategy forced = strategy::channel_walk;
+  static constexpr int channel_walk_threads = 256;
+  static constexpr int channel_walk_lanes = Lanes;
+  static constexpr bool channel_walk_prefetch = true;
+  static constexpr int channel_walk_stage_tiles = 2;
+};
+template <typename Base>
+struct tall_tiles_typed_policy : Base {
+  static constexpr strategy forced = strategy::channel_tiles;
+  static constexpr int channel_threads = 512;
+  static constexpr int channel_steps = std::max(1, Base::channel_steps / 2);
+};
+
+template <typename A, typename B, typename H, int Lanes>
+void check_tiles_taller_than_a_warp() {
+  using Base = default_policy<H, A, B>;
+  using Acc = typename Base::accumulator_type;
+  using walk = narrow_walk_typed_policy<Base, Lanes>;
+  using tiles = tall_tiles_typed_policy<Base>;
+  const auto run = [](auto policy, const tensor_layout& l, bool h0) {
+    using P = decltype(policy);
+    const auto p = random_typed_problem<A, B, H>(l, coefficients::half_to_one, h0);
+    expect_typed_matches<Acc>(p, run_typed<P>(p));
+  };
+  constexpr std::int64_t walk_steps = walk::channel_walk_steps * (walk::channel_walk_threads / Lanes);
+  for (const bool reverse : {false, true}) {
+    const auto dir = [&](tensor_layout l) { return reverse ? l.reversed() : l; };
+    for (const std::int64_t length : {std::int64_t(1), walk_steps - 1, walk_steps + 1, 3 * walk_steps + 5}) {
+      run(walk{}, dir(tensor_layout::batch_time_channels(2, length, 136)), true);
+    }
+    run(walk{}, dir(tensor_layout::time_batch_channels(2, 700, 130)), false);
+    run(tiles{}, dir(tensor_layout::batch_time_channels(3, 3001, 77)), true);
+  }
+}
 
 /// The shapes every storage mix runs: each strategy, forward and reverse, rows whose starts are
 /// not 16-byte aligned, and channel groups cut by the channel count.

@@ -5,7 +5,10 @@
 
 #include <linrec/affine.cuh>
 #include <linrec/warp_scan.cuh>
+#include <linrec/detail/shuffle.cuh>
 #include <linrec/detail/tile_io.cuh>
+
+#include <type_traits>
 
 namespace linrec::detail {
 
@@ -14,15 +17,18 @@ namespace linrec::detail {
 /// the tile's earlier time steps of its channel and itself, so the last row's last items are the
 /// tile's aggregates.
 ///
-/// The rows' aggregates are scanned across rows in shared memory. Where the rows are a power of two
-/// that fits a warp (`transposed`), each channel's column of row aggregates is scanned by a logical
-/// warp of `rows` lanes with shuffles, log2(rows) dependent steps; the columns are padded by one
-/// map so a column's lanes hit distinct banks. Else each thread folds the rows before its own in a
-/// loop: a chain of up to rows - 1 dependent shared-memory reads, and rows² / 2 reads a tile, which
-/// made the 2-byte types' kernels bound by shared-memory traffic (Nsight Compute: L1 at 80 % of its
-/// peak, DRAM at 42 %, for the bf16 walk). H200, against the loop over the same aligned maps: bf16
-/// [8, 4096, 4096] (walk, 16 rows) 0.71 of copy against 0.55, bf16 [1, 65536, 1024] (tiles, 32
-/// rows) 0.48 against 0.31; fp32 [1, 65536, 1024] 0.74 against 0.73.
+/// The rows' aggregates are scanned across rows. Where the rows are a power of two that fits a
+/// warp (`transposed`), each channel's column of row aggregates is scanned in shared memory by a
+/// logical warp of `rows` lanes with shuffles, log2(rows) dependent steps; the columns are padded
+/// by one map so a column's lanes hit distinct banks. Else (taller tiles: more rows than a warp
+/// holds lanes, or rows not a power of two) the scan is by warps: each warp scans its own rows
+/// with shuffles between the threads of a channel (32 / Lanes rows, log2 of that many steps), the
+/// warps' totals go through shared memory, and each thread folds the totals of the warps before
+/// its own: warps - 1 independent reads and as many dependent combines. (Each thread used to fold
+/// every row before its own from shared memory: a chain of up to rows - 1 dependent reads, rows² /
+/// 2 reads a tile, which made the 2-byte types' kernels bound by shared-memory traffic; H200,
+/// against that loop: bf16 [8, 4096, 4096] (walk, 16 rows) 0.71 of copy against 0.55, bf16
+/// [1, 65536, 1024] (tiles, 32 rows) 0.48 against 0.31; fp32 [1, 65536, 1024] 0.74 against 0.73.)
 template <int Threads, int Lanes, int Steps, int Width, typename T>
 struct channel_tile_scan {
   static constexpr int width = Width;
@@ -30,13 +36,22 @@ struct channel_tile_scan {
   static constexpr int rows = Threads / Lanes;
   static_assert(Threads % 32 == 0 && 32 % Lanes == 0, "lanes must tile whole warps");
   static constexpr bool transposed = rows <= 32 && (rows & (rows - 1)) == 0;  // logical warps of rows lanes
+  static constexpr int warps = Threads / 32;
+  static constexpr int warp_rows = 32 / Lanes;  // rows a warp holds, where not `transposed`
 
-  struct temp_storage {
-    affine<T> row_aggregates[rows][group + (transposed ? 1 : 0)];
+  // row_aggregates is also the channel tiles' look-back scratch (rows × group maps), whichever way
+  // the rows scan.
+  struct transposed_storage {
+    affine<T> row_aggregates[rows][group + 1];
   };
+  struct by_warps_storage {
+    affine<T> row_aggregates[rows][group];
+    alignas(16) affine<T> warp_totals[warps][group];  // each warp's total, per channel
+  };
+  using temp_storage = std::conditional_t<transposed, transposed_storage, by_warps_storage>;
 
-  /// Contains two __syncthreads() (one where not `transposed`); call __syncthreads() before
-  /// reusing `storage`.
+  /// Contains two __syncthreads() (one where not `transposed`), each after every thread has
+  /// finished with `items` as passed in; call __syncthreads() before reusing `storage`.
   static __device__ __forceinline__ void scan(temp_storage& storage, affine<T> (&items)[Steps][width]) {
     const affine_scan_op op;
     const int lane = static_cast<int>(threadIdx.x) % Lanes;
@@ -46,10 +61,10 @@ struct channel_tile_scan {
 #pragma unroll
       for (int v = 0; v < width; ++v) items[s][v] = op(items[s - 1][v], items[s][v]);
     }
-#pragma unroll
-    for (int v = 0; v < width; ++v) storage.row_aggregates[row][lane * width + v] = items[Steps - 1][v];
-    __syncthreads();
     if constexpr (transposed) {
+#pragma unroll
+      for (int v = 0; v < width; ++v) storage.row_aggregates[row][lane * width + v] = items[Steps - 1][v];
+      __syncthreads();
       // Thread i scans row i % rows of columns i / rows, i / rows + Threads / rows, ...: `width`
       // columns each, every column once. Each cell is read and rewritten by the same thread.
       constexpr int columns_per_pass = Threads / rows;
@@ -71,15 +86,55 @@ struct channel_tile_scan {
         }
       }
     } else {
-      if (row > 0) {
+      scan_by_warps(storage, items);
+    }
+  }
+
+ private:
+  // The rows' scan where they are not `transposed` (see the class comment), after each thread's
+  // own steps are scanned.
+  static __device__ __forceinline__ void scan_by_warps(temp_storage& storage, affine<T> (&items)[Steps][width]) {
+    const affine_scan_op op;
+    const int lane = static_cast<int>(threadIdx.x) % Lanes;
+    const int warp = static_cast<int>(threadIdx.x) / 32;
+    const int warp_row = (static_cast<int>(threadIdx.x) % 32) / Lanes;  // this thread's row within its warp
+    // Within the warp, the thread Lanes × d lanes down holds the same channels d rows earlier.
+    affine<T> inclusive[width], before[width];
 #pragma unroll
-        for (int v = 0; v < width; ++v) {
-          affine<T> running = storage.row_aggregates[0][lane * width + v];
-          for (int r = 1; r < row; ++r) running = op(running, storage.row_aggregates[r][lane * width + v]);
+    for (int v = 0; v < width; ++v) inclusive[v] = items[Steps - 1][v];
 #pragma unroll
-          for (int s = 0; s < Steps; ++s) items[s][v] = op(running, items[s][v]);
-        }
+    for (int d = 1; d < warp_rows; d *= 2) {
+#pragma unroll
+      for (int v = 0; v < width; ++v) {
+        const affine<T> earlier = shuffle_up(inclusive[v], unsigned(d * Lanes), 32);
+        if (warp_row >= d) inclusive[v] = op(earlier, inclusive[v]);
       }
+    }
+    if constexpr (warp_rows > 1) {
+#pragma unroll
+      for (int v = 0; v < width; ++v) before[v] = shuffle_up(inclusive[v], unsigned(Lanes), 32);
+    } else {
+#pragma unroll
+      for (int v = 0; v < width; ++v) before[v] = affine<T>::identity();  // a warp of one row: never read
+    }
+    if (warp_row == warp_rows - 1) {
+#pragma unroll
+      for (int v = 0; v < width; ++v) storage.warp_totals[warp][lane * width + v] = inclusive[v];
+    }
+    __syncthreads();
+    if (warp == 0 && warp_row == 0) return;  // the tile's first row: nothing before it
+#pragma unroll
+    for (int v = 0; v < width; ++v) {
+      // op over the rows before this thread's: the earlier warps' totals, then its own warp's rows.
+      // (Unrolled over every warp, so the reads can all be issued before the first combine.)
+      affine<T> prefix = warp > 0 ? storage.warp_totals[0][lane * width + v] : before[v];
+#pragma unroll
+      for (int w = 1; w < warps - 1; ++w) {
+        if (w < warp) prefix = op(prefix, storage.warp_totals[w][lane * width + v]);
+      }
+      if (warp > 0 && warp_row > 0) prefix = op(prefix, before[v]);
+#pragma unroll
+      for (int s = 0; s < Steps; ++s) items[s][v] = op(prefix, items[s][v]);
     }
   }
 };
