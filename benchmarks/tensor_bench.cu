@@ -281,14 +281,16 @@ struct window_tuning : linrec::default_policy<float> {
   static constexpr std::int64_t channel_wide_lookback_in_flight = WideFrom;
 };
 // Tuning candidates for the channel walk: block threads, lanes across channels (each 4 channels),
-// steps a thread scans, and whether the next tile is staged in shared memory.
-template <int Threads, int Lanes, int Steps, bool Prefetch>
+// steps a thread scans, whether each thread's tiles are staged in shared memory, and how many
+// tiles ahead.
+template <int Threads, int Lanes, int Steps, bool Prefetch, int StageTiles = 2>
 struct walk_tuning : linrec::default_policy<float> {
   static constexpr linrec::strategy forced = linrec::strategy::channel_walk;
   static constexpr int channel_walk_threads = Threads;
   static constexpr int channel_walk_lanes = Lanes;
   static constexpr int channel_walk_steps = Steps;
   static constexpr bool channel_walk_prefetch = Prefetch;
+  static constexpr int channel_walk_stage_tiles = StageTiles;
 };
 
 void register_all() {
@@ -300,6 +302,7 @@ void register_all() {
       {"btc", 1, 4096, 1024},   {"btc", 1, 16384, 1024}, {"btc", 1, 65536, 1024}, {"btc", 1, 262144, 1024},
       {"btc", 1, 1 << 22, 64},  {"btc", 8, 4096, 4096},  {"tbc", 8, 4096, 4096},  {"btc", 1, 1024, 262144},
       {"btc", 1, 1024, 1024},   {"btc", 1, 1024, 64},  // launch-bound: 12 MB and 768 KB
+      {"btc", 4, 16384, 2048},  // 128 groups of the walk, 1024 narrow groups: eight waves of narrow walks
   };
   for (const shape& s : shapes) {
     const bool time_major = std::string(s.layout) == "tbc";
@@ -320,11 +323,18 @@ void register_all() {
     add("three_pass", [=](benchmark::State& st) { bench_three_pass(st, l, dims); });
     add("linrec", [=](benchmark::State& st) { bench_linrec<linrec::default_policy<float>>(st, l, dims); });
     add("linrec_reverse", [=](benchmark::State& st) { bench_linrec<linrec::default_policy<float>>(st, l.reversed(), dims); });
-    if ((s.batch == 1 && s.length == 65536 && s.channels == 1024) || (s.batch == 8 && s.length == 4096)) {
+    if ((s.batch == 1 && (s.length == 65536 || s.length == 4096) && s.channels == 1024) || (s.batch == 8 && s.length == 4096)) {
       add("linrec_backward", [=](benchmark::State& st) { bench_backward(st, l, dims); });
+    }
+    if (s.batch == 1 && (s.length == 65536 || s.length == 4096) && s.channels == 1024) {
+      // The backward pass on channel_tiles with the default knobs (the narrow walk takes 4096).
+      add("tune_backward_tiles", [=](benchmark::State& st) { bench_backward<prefetch_tuning<0, true>>(st, l, dims); });
     }
     if (s.batch == 1 && s.length == 65536 && s.channels == 1024) {  // the backward pass on channel_tiles
       add("tune_backward_tiles_no_prefetch", [=](benchmark::State& st) { bench_backward<prefetch_tuning<0, false>>(st, l, dims); });
+    }
+    if (s.batch * s.channels <= 256 * 32) {  // the shapes that took channel_tiles before the narrow walk
+      add("tune_tiles", [=](benchmark::State& st) { bench_linrec<window_tuning<32>>(st, l, dims); });  // the default's knobs
     }
     if (s.batch * s.channels < 256 * 32) {  // the shapes that take channel_tiles (default: 8 lanes x 16 steps, 1 block per SM)
       add("tune_tiles_prefetch1", [=](benchmark::State& st) { bench_linrec<prefetch_tuning<1, true>>(st, l, dims); });
@@ -337,6 +347,17 @@ void register_all() {
       add("tune_tiles_512x8_lanes8_mb1", [=](benchmark::State& st) { bench_linrec<tiles_tuning<1, 8, 8, 512>>(st, l, dims); });
       add("tune_tiles_s8_lanes8", [=](benchmark::State& st) { bench_linrec<tiles_tuning<2, 8, 8>>(st, l, dims); });
       add("tune_tiles_s4_lanes8_mb3", [=](benchmark::State& st) { bench_linrec<tiles_tuning<3, 4, 8>>(st, l, dims); });
+    }
+    if (s.batch * s.channels == 1024) {
+      // The walk over narrow channel groups, 8 channels (32 contiguous bytes a time step) or 4,
+      // so that 1024 channels make 128 or 256 walking blocks, each of 64 to 256 rows of time
+      // (more rows than a warp holds: the rows scan by warps, channel_tile_scan). No look-back,
+      // no tile status: each block streams its group's time with its tiles staged ahead.
+      add("tune_narrow_walk_256x2", [=](benchmark::State& st) { bench_linrec<walk_tuning<256, 2, 8, true, 2>>(st, l, dims); });
+      add("tune_narrow_walk_256x2_s1", [=](benchmark::State& st) { bench_linrec<walk_tuning<256, 2, 8, true, 1>>(st, l, dims); });
+      add("tune_narrow_walk_128x2_s3", [=](benchmark::State& st) { bench_linrec<walk_tuning<128, 2, 8, true, 3>>(st, l, dims); });
+      add("tune_narrow_walk_64x2_s4", [=](benchmark::State& st) { bench_linrec<walk_tuning<64, 2, 8, true, 4>>(st, l, dims); });
+      add("tune_narrow_walk_128x1", [=](benchmark::State& st) { bench_linrec<walk_tuning<128, 1, 8, true, 2>>(st, l, dims); });
     }
     if (s.batch * s.channels >= 256 * 32) {  // enough groups for a block each to walk
       add("tune_walk_64x8_unstaged", [=](benchmark::State& st) { bench_linrec<walk_tuning<64, 8, 8, false>>(st, l, dims); });

@@ -245,6 +245,7 @@ void bench_typed_backward(benchmark::State& state, tensor_layout l) {
 // Tuning: bf16 channel tiles as they were before the default went to 8 lanes of 8 steps and one
 // block per SM (32 lanes of 2 steps, 2 blocks per SM).
 struct bf16_short_tiles : linrec::default_policy<__nv_bfloat16> {
+  static constexpr linrec::strategy forced = linrec::strategy::channel_tiles;
   static constexpr int channel_steps = 2;
   static constexpr int channel_max_lanes = 32;
   static constexpr int channel_min_blocks = 2;
@@ -266,6 +267,7 @@ struct walk_shape : linrec::default_policy<S> {
 // Tuning: bf16 channel tiles of fewer steps a thread, more blocks per SM.
 template <int Steps, int MinBlocks>
 struct bf16_tiles : linrec::default_policy<__nv_bfloat16> {
+  static constexpr linrec::strategy forced = linrec::strategy::channel_tiles;
   static constexpr int channel_steps = Steps;
   static constexpr int channel_min_blocks = MinBlocks;
 };
@@ -273,6 +275,7 @@ struct bf16_tiles : linrec::default_policy<__nv_bfloat16> {
 // Tuning: how many rounds of the grid ahead a channel-tile block asks L2 for its inputs.
 template <typename S, int TileRounds>
 struct tile_prefetch_rounds : linrec::default_policy<S> {
+  static constexpr linrec::strategy forced = linrec::strategy::channel_tiles;
   static constexpr int channel_prefetch_rounds = TileRounds;
 };
 
@@ -280,7 +283,19 @@ struct tile_prefetch_rounds : linrec::default_policy<S> {
 // per channel group (1: wherever there are as many blocks as groups).
 template <typename S, std::int64_t WideFrom>
 struct tile_window : linrec::default_policy<S> {
+  static constexpr linrec::strategy forced = linrec::strategy::channel_tiles;
   static constexpr std::int64_t channel_wide_lookback_in_flight = WideFrom;
+};
+
+// The channel tiles with the default knobs: what the shapes with few channel groups took before
+// the narrow walk (session 32).
+template <typename S>
+struct forced_tiles : linrec::default_policy<S> {
+  static constexpr linrec::strategy forced = linrec::strategy::channel_tiles;
+};
+// The automatic choice without the narrow walk, which picks the tuning lines a shape gets.
+struct without_narrow_walk : linrec::default_policy<__nv_bfloat16> {
+  static constexpr std::int64_t channel_narrow_walk_min_groups = 0;
 };
 
 // Tuning: block_per_row tiles by threads, tiles asked of L2 ahead and whether the tile ahead is
@@ -319,7 +334,7 @@ void register_all() {
     add("bf16_backward", [=](benchmark::State& st) { bench_typed_backward<__nv_bfloat16>(st, l); });
     add("fp32_backward", [=](benchmark::State& st) { bench_typed_backward<float>(st, l); });
     using bf16 = __nv_bfloat16;
-    switch (linrec::chosen_strategy<bf16>(l)) {
+    switch (linrec::chosen_strategy<bf16, without_narrow_walk>(l)) {
       case linrec::strategy::block_per_row:
         // The default before session 26 (128 threads, 2 tiles asked ahead, converted as loaded):
         // 0.87 of copy in bf16.
@@ -361,6 +376,16 @@ void register_all() {
         add("tune_bf16_tiles_s4_mb2", [=](benchmark::State& st) { bench_typed<bf16, bf16_tiles<4, 2>>(st, l); });
         add("tune_bf16_window64", [=](benchmark::State& st) { bench_typed<bf16, tile_window<bf16, 1>>(st, l); });
         add("tune_complex64_window64", [=](benchmark::State& st) { bench_typed<cfloat, tile_window<cfloat, 1>>(st, l); });
+        add("tune_bf16_tiles", [=](benchmark::State& st) { bench_typed<bf16, forced_tiles<bf16>>(st, l); });
+        add("tune_fp32_tiles", [=](benchmark::State& st) { bench_typed<float, forced_tiles<float>>(st, l); });
+        add("tune_complex64_tiles", [=](benchmark::State& st) { bench_typed<cfloat, forced_tiles<cfloat>>(st, l); });
+        // The walk over narrow channel groups (session 32's default for these shapes) by shape.
+        // bf16: one lane is 8 channels (16 bytes a step: 128 groups) and two lanes 16 (32 bytes:
+        // 64 groups); complex64: two lanes are 4 channels (32 bytes: 256 groups); fp32: 8.
+        add("tune_bf16_narrow_walk_256x1", [=](benchmark::State& st) { bench_typed<bf16, walk_shape<256, 1, true, 2>>(st, l); });
+        add("tune_bf16_narrow_walk_128x2", [=](benchmark::State& st) { bench_typed<bf16, walk_shape<128, 2, true, 2>>(st, l); });
+        add("tune_complex64_narrow_walk_128x2", [=](benchmark::State& st) { bench_typed<cfloat, walk_shape<128, 2, true, 2, cfloat>>(st, l); });
+        add("tune_fp32_narrow_walk_256x2", [=](benchmark::State& st) { bench_typed<float, walk_shape<256, 2, true, 2, float>>(st, l); });
         break;
       default:
         break;

@@ -94,7 +94,9 @@ constexpr strategy chosen_strategy(row_layout layout) noexcept;
 ///   - anything else: lanes across channels with 16-byte vectors where channels are contiguous
 ///     and aligned in all three operands: strategy::channel_walk (a block walks all of time for
 ///     its group of channels, carry on chip) when there are at least
-///     Policy::channel_walk_min_groups groups of the walk's channels, otherwise
+///     Policy::channel_walk_min_groups groups of the walk's channels; also channel_walk, over
+///     narrow groups, for short sequences with at least Policy::channel_narrow_walk_min_groups
+///     groups of 8 channels (fp32, at most 4096 steps by default); otherwise
 ///     strategy::channel_tiles (time cut into chunks carried by decoupled look-back). The same
 ///     kernels with element-wise accesses serve any other strides: correct, but slower the less
 ///     contiguous the channels are.

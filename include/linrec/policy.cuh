@@ -192,6 +192,31 @@ struct default_policy {
   /// channel_walk, automatic: the fewest channel groups (batch × groups of the walk's channels)
   /// that take it: 65536 threads' worth of walk blocks, about one wave on an H200.
   static constexpr std::int64_t channel_walk_min_groups = 65536 / channel_walk_threads;
+  /// channel_walk over narrow channel groups, automatic: where the walk's own groups are fewer
+  /// than channel_walk_min_groups, sequences are at most channel_narrow_walk_max_length steps,
+  /// and groups of channel_narrow_walk_lanes lanes (each lane vector_items channels) number at
+  /// least channel_narrow_walk_min_groups (about one per SM), a block of
+  /// channel_narrow_walk_threads walks each narrow group over all of time, its tiles staged
+  /// channel_walk_stage_tiles ahead, instead of channel tiles with look-back: nothing to wait
+  /// for, at the cost of reading 32 contiguous bytes per operand a time step (two lanes). Such a
+  /// tile is taller than a warp holds rows (256 threads of 2 lanes: 128 rows), so its rows scan
+  /// by warps (channel_tile_scan). min_groups 0: never.
+  ///
+  /// H200, session 32, fp32, 256 threads of 2 lanes (8 channels) against the channel tiles, same
+  /// run: [1, 1024, 1024] 8.6 against 12.4 us, [1, 4096, 1024] 22.3 / 22.2 against 25.5 / 25.4 us
+  /// (two rounds); but [1, 16384, 1024] 0.73 of copy against 0.71, [1, 65536, 1024] 0.745
+  /// against 0.754, [1, 262144, 1024] 0.75 against 0.79, [4, 16384, 2048] (1024 narrow groups)
+  /// 0.66 against 0.75, and the fp32 backward pass at [1, 65536, 1024] 0.57 against 0.85. A
+  /// walking block streams at about 0.75 of copy however long its sequence; its gain is the
+  /// look-back's latency, which only short sequences feel. Narrower still is far slower: 4 fp32
+  /// channels a group (16 bytes a step) 0.11-0.19 of copy, bf16 in groups of 8 channels (16
+  /// bytes) 0.16 against the tiles' 0.48, bf16 in 16 (64 groups: half the SMs) 0.22, complex64
+  /// in 4 (32 bytes) 0.58 against 0.78 at [1, 65536, 1024]. So it is on by default only where
+  /// measured to win: 4-byte operands (fp32), sequences of at most 4096 steps.
+  static constexpr int channel_narrow_walk_threads = 256;
+  static constexpr int channel_narrow_walk_lanes = 2;
+  static constexpr std::int64_t channel_narrow_walk_min_groups = vector_items == 4 ? 128 : 0;
+  static constexpr std::int64_t channel_narrow_walk_max_length = 4096;
   /// channel_tiles: threads per block, time steps each thread scans in registers (each for
   /// vector_items consecutive channels: twice the walk's, 128 registers of state), and the blocks
   /// per SM the kernel is compiled to fit: one, so a thread may hold that much.

@@ -82,11 +82,20 @@ TEST_F(large_test, many_rows_above_2_pow_31_through_block_per_row) {
   check_large(row_layout::contiguous(32769, 65537), linrec::strategy::block_per_row);
 }
 
+// The walk over narrow channel groups, as channel_narrow_walk_* would launch it.
+struct forced_narrow_walk : linrec::default_policy<float> {
+  static constexpr linrec::strategy forced = linrec::strategy::channel_walk;
+  static constexpr int channel_walk_threads = channel_narrow_walk_threads;
+  static constexpr int channel_walk_lanes = channel_narrow_walk_lanes;
+  static constexpr bool channel_walk_prefetch = true;
+};
+
 // [1, T, 1024] channel-last with T * 1024 > 2^31: offsets past 32 bits on the channel path.
-TEST_F(large_test, channel_last_above_2_pow_31_through_channel_tiles) {
+template <typename Policy>
+void check_channel_last_large(linrec::strategy expected) {
   constexpr std::int64_t channels = 1024, length = (std::int64_t(1) << 21) + 3;
   const auto layout = linrec::tensor_layout::batch_time_channels(1, length, channels);
-  ASSERT_EQ(linrec::chosen_strategy<float>(layout), linrec::strategy::channel_tiles);
+  ASSERT_EQ((linrec::chosen_strategy<float, Policy>(layout)), expected);
   const std::int64_t n = layout.elements();
   ASSERT_GT(n, std::int64_t(1) << 31);
   const std::uint64_t seed = fresh_seed();
@@ -98,7 +107,8 @@ TEST_F(large_test, channel_last_above_2_pow_31_through_channel_tiles) {
   h.poison();
   h_final.poison();
   LINREC_CUDA_CHECK(cudaMemset(poisoned.get(), 0, sizeof(unsigned long long)));
-  const linrec::status s = linrec::linear_recurrence<float>(a.get(), b.get(), h.get(), layout, nullptr, h_final.get());
+  const linrec::status s =
+      linrec::linear_recurrence<float, Policy>(a.get(), b.get(), h.get(), layout, nullptr, h_final.get());
   ASSERT_TRUE(s.ok()) << s.message();
   LINREC_CUDA_CHECK(cudaGetLastError());
   count_poison<<<4096, 256>>>(h.get(), n, poisoned.get());
@@ -128,6 +138,16 @@ TEST_F(large_test, channel_last_above_2_pow_31_through_channel_tiles) {
   }
   EXPECT_LT(worst, 2e-5) << "max error in the checked windows";
   EXPECT_LT(worst_final, 2e-5) << "max error of h_final";
+}
+
+// 128 groups of 8 channels: a block walks each narrow group (the kernel of channel_narrow_walk_*,
+// which the automatic choice takes for short sequences only).
+TEST_F(large_test, channel_last_above_2_pow_31_through_narrow_walk) {
+  check_channel_last_large<forced_narrow_walk>(linrec::strategy::channel_walk);
+}
+
+TEST_F(large_test, channel_last_above_2_pow_31_through_channel_tiles) {
+  check_channel_last_large<linrec::default_policy<float>>(linrec::strategy::channel_tiles);
 }
 
 }  // namespace

@@ -41,6 +41,30 @@ struct staged_walk_2_policy : staged_walk_policy<T> {
   static constexpr int channel_walk_stage_tiles = 2;
 };
 
+// Tiles taller than a warp holds rows, whose rows scan by warps (channel_tile_scan): the walk
+// over narrow channel groups (two lanes: 128 rows of 256 threads, staged two tiles ahead), and
+// channel tiles of 512 threads (64 rows of 8 lanes).
+template <typename T>
+struct narrow_walk_policy : linrec::default_policy<T> {
+  static constexpr strategy forced = strategy::channel_walk;
+  static constexpr int channel_walk_threads = 256;
+  static constexpr int channel_walk_lanes = 2;
+  static constexpr bool channel_walk_prefetch = true;
+  static constexpr int channel_walk_stage_tiles = 2;
+};
+// The automatic choice with the narrow walk on for every type and length.
+template <typename T>
+struct narrow_walk_automatic_policy : linrec::default_policy<T> {
+  static constexpr std::int64_t channel_narrow_walk_min_groups = 128;
+  static constexpr std::int64_t channel_narrow_walk_max_length = std::int64_t(1) << 40;
+};
+template <typename T>
+struct tall_tiles_policy : linrec::default_policy<T> {
+  static constexpr strategy forced = strategy::channel_tiles;
+  static constexpr int channel_threads = 512;
+  static constexpr int channel_steps = 8;
+};
+
 // The channel tiles asking L2 for the tile a grid's round ahead (off by default for fp32 since session 28).
 template <typename T>
 struct prefetching_tiles_policy : linrec::default_policy<T> {
@@ -95,9 +119,10 @@ TYPED_TEST(tensor_layouts_test, common_layouts_match_float64_reference) {
     const auto btc = tensor_layout::batch_time_channels(s.batch, s.length, s.channels);
     const auto tbc = tensor_layout::time_batch_channels(s.batch, s.length, s.channels);
     const auto bct = tensor_layout::batch_channels_time(s.batch, s.length, s.channels);
-    if (s.channels > 1) {
-      EXPECT_EQ(linrec::chosen_strategy<T>(btc), strategy::channel_tiles);
-      EXPECT_EQ(linrec::chosen_strategy<T>(tbc), strategy::channel_tiles);
+    if (s.channels > 1) {  // tiles, or a walk over narrow channel groups where there are enough
+      for (const strategy chosen : {linrec::chosen_strategy<T>(btc), linrec::chosen_strategy<T>(tbc)}) {
+        EXPECT_TRUE(chosen == strategy::channel_tiles || chosen == strategy::channel_walk);
+      }
     }
     EXPECT_NE(linrec::chosen_strategy<T>(bct), strategy::channel_tiles);  // time contiguous: rows
     this->check(btc);
@@ -327,6 +352,46 @@ TYPED_TEST(tensor_layouts_test, channel_walk_matches_reference) {
   const auto many = tensor_layout::batch_time_channels(8, 50, 8200);
   EXPECT_EQ(linrec::chosen_strategy<TypeParam>(many), strategy::channel_walk);
   this->check(many);
+}
+
+TYPED_TEST(tensor_layouts_test, tiles_taller_than_a_warp_match_reference) {
+  using T = TypeParam;
+  using Walk = narrow_walk_policy<T>;
+  constexpr std::int64_t walk_steps = Walk::channel_walk_steps * (Walk::channel_walk_threads / Walk::channel_walk_lanes);
+  for (const std::int64_t channels : {1, 3, 33, 1000}) {
+    for (const std::int64_t length : {std::int64_t(1), std::int64_t(31), walk_steps - 1, walk_steps, walk_steps + 1,
+                                      5 * walk_steps + 3}) {
+      SCOPED_TRACE(::testing::Message() << "narrow walk, channels " << channels << " length " << length);
+      this->template check<Walk>(tensor_layout::batch_time_channels(2, length, channels));
+    }
+  }
+  this->template check<Walk>(tensor_layout::time_batch_channels(3, 2 * walk_steps + 7, 33).reversed(),
+                             a_dist::minus_one_to_one, false);
+  this->template check<Walk>(tensor_layout::batch_time_channels(2, 3 * walk_steps + 1, 67), a_dist::half_to_one, true, -1, 1);
+  this->template check<Walk>(tensor_layout::batch_time_channels(1, 20011, 1000), a_dist::long_memory);
+  // Chosen automatically where the walk's groups are few but narrow ones are about one per SM
+  // (on by default for fp32 sequences of at most 4096 steps; here for both types, any length).
+  using Auto = narrow_walk_automatic_policy<T>;
+  constexpr std::int64_t narrow_group = std::int64_t(Auto::channel_narrow_walk_lanes) * Auto::vector_items;
+  const auto narrow = tensor_layout::batch_time_channels(1, 5003, Auto::channel_narrow_walk_min_groups * narrow_group);
+  EXPECT_EQ((linrec::chosen_strategy<T, Auto>(narrow)), strategy::channel_walk);
+  this->template check<Auto>(narrow);
+  this->template check<Auto>(narrow.reversed(), a_dist::minus_one_to_one, true);
+  // Ragged last groups, rows not 16-byte aligned: element-wise.
+  this->template check<Auto>(
+      tensor_layout::time_batch_channels(4, 3001, Auto::channel_narrow_walk_min_groups * narrow_group / 4 - 1),
+      a_dist::long_memory);
+  const auto defaults = tensor_layout::batch_time_channels(1, 4096, 1024);  // fp32: the narrow walk by default
+  this->check(defaults);
+  this->check(defaults.reversed(), a_dist::half_to_one, false);
+  using Tall = tall_tiles_policy<T>;
+  constexpr std::int64_t tile_steps = std::int64_t(Tall::channel_threads / 8) * Tall::channel_steps;  // at 8 lanes
+  for (const std::int64_t length : {std::int64_t(1), tile_steps - 1, tile_steps, tile_steps + 1, 7 * tile_steps + 3}) {
+    SCOPED_TRACE(::testing::Message() << "tall tiles, length " << length);
+    this->template check<Tall>(tensor_layout::batch_time_channels(2, length, 64));
+    this->template check<Tall>(tensor_layout::batch_time_channels(1, length, 1000).reversed(), a_dist::minus_one_to_one);
+  }
+  this->template check<Tall>(tensor_layout::batch_time_channels(1, 50001, 5), a_dist::long_memory, false);
 }
 
 // Backwards in time on every path: rows (time contiguous), channel walk, channel tiles (look-back

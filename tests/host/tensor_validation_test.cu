@@ -130,9 +130,25 @@ TEST(tensor_path_choice, follows_the_strides) {
   tensor_layout padded = tensor_layout::uniform(2, 1000, 3, {3 * 1024, 1, 1024});
   EXPECT_EQ(linrec::chosen_strategy<float>(padded), linrec::chosen_strategy<float>(linrec::row_layout{6, 1000, 1024}));
   EXPECT_NE(linrec::chosen_strategy<float>(padded), strategy::channel_tiles);
-  // Channels contiguous, or anything else: channel tiles.
-  EXPECT_EQ(linrec::chosen_strategy<float>(tensor_layout::batch_time_channels(1, 4096, 1024)), strategy::channel_tiles);
-  EXPECT_EQ(linrec::chosen_strategy<float>(tensor_layout::time_batch_channels(2, 4096, 4096)), strategy::channel_tiles);
+  // Channels contiguous, or anything else, in few channel groups: channel tiles (1000 channels
+  // are 125 narrow groups of 8, fewer than the 128 the narrow walk asks for).
+  EXPECT_EQ(linrec::chosen_strategy<float>(tensor_layout::batch_time_channels(1, 4096, 1000)), strategy::channel_tiles);
+  EXPECT_EQ(linrec::chosen_strategy<float>(tensor_layout::batch_time_channels(1, 1 << 22, 64)), strategy::channel_tiles);
+  // fp32 sequences of at most 4096 steps in fewer than 512 groups of 64 channels, but at least
+  // 128 groups of 8: a block walks each narrow group, and there is no tile status to hold.
+  EXPECT_EQ(linrec::chosen_strategy<float>(tensor_layout::batch_time_channels(1, 4096, 1024)), strategy::channel_walk);
+  EXPECT_EQ(linrec::chosen_strategy<float>(tensor_layout::time_batch_channels(2, 4096, 4096)), strategy::channel_walk);
+  // Longer sequences, and the other types: the tiles (the narrow walk measured slower there).
+  EXPECT_EQ(linrec::chosen_strategy<float>(tensor_layout::batch_time_channels(1, 4097, 1024)), strategy::channel_tiles);
+  EXPECT_EQ(linrec::chosen_strategy<double>(tensor_layout::batch_time_channels(1, 4096, 1024)), strategy::channel_tiles);
+  EXPECT_EQ((linrec::chosen_strategy<__nv_bfloat16>(tensor_layout::batch_time_channels(1, 4096, 1024))),
+            strategy::channel_tiles);
+  std::size_t walk_bytes = 0, tiles_bytes = 0;
+  ASSERT_TRUE(linrec::linear_recurrence<float>(nullptr, walk_bytes, nullptr, nullptr, nullptr,
+                                               tensor_layout::batch_time_channels(1, 4096, 1024)).ok());
+  ASSERT_TRUE(linrec::linear_recurrence<float>(nullptr, tiles_bytes, nullptr, nullptr, nullptr,
+                                               tensor_layout::batch_time_channels(1, 4096, 1000)).ok());
+  EXPECT_LT(walk_bytes, tiles_bytes);
   // Many channel groups (batch x channels / 64 >= 512 for float): a block walks each group.
   EXPECT_EQ(linrec::chosen_strategy<float>(tensor_layout::time_batch_channels(8, 4096, 4096)), strategy::channel_walk);
   EXPECT_EQ(linrec::chosen_strategy<float>(tensor_layout::batch_time_channels(1, 1024, 262144)), strategy::channel_walk);

@@ -47,7 +47,8 @@ struct tensor_plan {
   strategy chosen;
   row_layout rows;        // the row strategies
   plan row_plan;          // the row strategies
-  int lanes;              // channel_tiles: lanes across channels
+  int lanes;              // the channel strategies: lanes across channels
+  bool narrow_walk;       // channel_walk: over narrow groups (channel_narrow_walk_*)
   channel_tiling tiling;  // channel_tiles
   std::size_t temp_bytes;
 };
@@ -73,24 +74,37 @@ constexpr tensor_plan make_tensor_plan(const tensor_layout& l) noexcept {
     p.temp_bytes = p.row_plan.temp_bytes;
     return p;
   }
-  // Many groups of the narrowest tiles: one block walks each; else tiles across blocks.
+  // Many groups of the walk's channels: one block walks each. Else, for short sequences whose
+  // narrow groups are about one per SM or more, one block walks each of those. Else tiles
+  // across blocks.
   constexpr std::int64_t width = Width;
-  constexpr std::int64_t walk_group = Policy::channel_walk_lanes * width;
-  const std::int64_t walk_groups = l.batch * ((l.channels + walk_group - 1) / walk_group);
+  const auto groups_of = [&](std::int64_t lanes) {
+    const std::int64_t group = lanes * width;
+    return l.batch * ((l.channels + group - 1) / group);
+  };
   const bool walk = Policy::forced == strategy::channel_walk ||
-                    (Policy::forced != strategy::channel_tiles && walk_groups >= Policy::channel_walk_min_groups);
-  p.chosen = walk ? strategy::channel_walk : strategy::channel_tiles;
-  p.lanes = walk ? Policy::channel_walk_lanes : channel_lanes<Width, Policy::channel_max_lanes>(l.channels);
-  const int threads = walk ? Policy::channel_walk_threads : Policy::channel_threads;
+                    (Policy::forced != strategy::channel_tiles &&
+                     groups_of(Policy::channel_walk_lanes) >= Policy::channel_walk_min_groups);
+  p.narrow_walk = !walk && Policy::forced == strategy::automatic && Policy::channel_narrow_walk_min_groups > 0 &&
+                  l.length <= Policy::channel_narrow_walk_max_length &&
+                  groups_of(Policy::channel_narrow_walk_lanes) >= Policy::channel_narrow_walk_min_groups;
+  p.chosen = walk || p.narrow_walk ? strategy::channel_walk : strategy::channel_tiles;
+  p.lanes = p.narrow_walk ? Policy::channel_narrow_walk_lanes
+            : walk        ? Policy::channel_walk_lanes
+                          : channel_lanes<Width, Policy::channel_max_lanes>(l.channels);
+  const int threads = p.narrow_walk ? Policy::channel_narrow_walk_threads
+                      : walk        ? Policy::channel_walk_threads
+                                    : Policy::channel_threads;
   const std::int64_t group = std::int64_t(p.lanes) * width;
-  const std::int64_t steps = std::int64_t(threads / p.lanes) * (walk ? Policy::channel_walk_steps : Policy::channel_steps);
+  const std::int64_t steps = std::int64_t(threads / p.lanes) *
+                             (p.chosen == strategy::channel_walk ? Policy::channel_walk_steps : Policy::channel_steps);
   p.tiling.group = group;
   p.tiling.steps = steps;
   p.tiling.groups_per_batch = (l.channels + group - 1) / group;
   p.tiling.groups = l.batch * p.tiling.groups_per_batch;
   p.tiling.chunks = (l.length + steps - 1) / steps;
   p.temp_bytes = temp_alignment;  // the walk carries on chip: no tile status
-  if (!walk && l.elements() > 0) p.temp_bytes += channel_tile_status<Acc>::bytes(p.tiling.tiles(), group);
+  if (p.chosen == strategy::channel_tiles && l.elements() > 0) p.temp_bytes += channel_tile_status<Acc>::bytes(p.tiling.tiles(), group);
   return p;
 }
 

@@ -59,14 +59,10 @@ status launch_channel_tiles(const tensor_plan& pl, void* temp, const Problem& p,
   return launch_channel_tiles_with<Policy, 8>(pl, temp, p, stream);
 }
 
-template <typename Policy, typename Problem>
-status launch_channel_walk(const tensor_plan& pl, const Problem& p, cudaStream_t stream) {
-  constexpr int threads = Policy::channel_walk_threads;
-  constexpr int stage_tiles = Policy::channel_walk_prefetch ? Policy::channel_walk_stage_tiles : 0;
-  static_assert(!Policy::channel_walk_prefetch || stage_tiles >= 1, "a staged walk stages at least one tile ahead");
-  const auto kernel = channel_walk_kernel<threads, Policy::channel_walk_lanes, Policy::channel_walk_steps,
-                                          stage_tiles, Problem>;
-  constexpr std::size_t stage_bytes = walk_stage_bytes<threads, Policy::channel_walk_steps, stage_tiles, Problem>;
+template <int Threads, int Lanes, int Steps, int StageTiles, typename Problem>
+status launch_channel_walk_with(const tensor_plan& pl, const Problem& p, cudaStream_t stream) {
+  const auto kernel = channel_walk_kernel<Threads, Lanes, Steps, StageTiles, Problem>;
+  constexpr std::size_t stage_bytes = walk_stage_bytes<Threads, Steps, StageTiles, Problem>;
   if constexpr (stage_bytes > 0) {
     // The staged tiles take shared memory the default split may leave to L1, which would cut
     // the blocks per SM; the walk reads nothing twice, so L1 is worth less than occupancy.
@@ -83,8 +79,25 @@ status launch_channel_walk(const tensor_plan& pl, const Problem& p, cudaStream_t
       return status(e);
     }
   }
-  kernel<<<grid_blocks(pl.tiling.groups), threads, stage_bytes, stream>>>(p, pl.tiling);
+  kernel<<<grid_blocks(pl.tiling.groups), Threads, stage_bytes, stream>>>(p, pl.tiling);
   return status(cudaPeekAtLastError());
+}
+
+template <typename Policy, typename Problem>
+status launch_channel_walk(const tensor_plan& pl, const Problem& p, cudaStream_t stream) {
+  constexpr int steps = Policy::channel_walk_steps;
+  constexpr int stage_tiles = Policy::channel_walk_prefetch ? Policy::channel_walk_stage_tiles : 0;
+  static_assert(!Policy::channel_walk_prefetch || stage_tiles >= 1, "a staged walk stages at least one tile ahead");
+  if constexpr (Policy::channel_narrow_walk_min_groups > 0) {
+    // Narrow groups hold one block per SM: always staged, so its loads stay in flight.
+    static_assert(Policy::channel_walk_stage_tiles >= 1, "the narrow walk stages at least one tile ahead");
+    if (pl.narrow_walk) {
+      return launch_channel_walk_with<Policy::channel_narrow_walk_threads, Policy::channel_narrow_walk_lanes, steps,
+                                      Policy::channel_walk_stage_tiles>(pl, p, stream);
+    }
+  }
+  return launch_channel_walk_with<Policy::channel_walk_threads, Policy::channel_walk_lanes, steps, stage_tiles>(
+      pl, p, stream);
 }
 
 // Enqueues a validated problem; `temp` is 16-byte aligned and large enough for `pl`.
