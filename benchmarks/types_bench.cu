@@ -379,7 +379,7 @@ void register_all() {
         add("tune_bf16_tiles", [=](benchmark::State& st) { bench_typed<bf16, forced_tiles<bf16>>(st, l); });
         add("tune_fp32_tiles", [=](benchmark::State& st) { bench_typed<float, forced_tiles<float>>(st, l); });
         add("tune_complex64_tiles", [=](benchmark::State& st) { bench_typed<cfloat, forced_tiles<cfloat>>(st, l); });
-        // The walk over narrow channel groups (session 32's default for these shapes) by shape.
+        // The walk over narrow channel groups by shape (slower than the tiles here: session 32).
         // bf16: one lane is 8 channels (16 bytes a step: 128 groups) and two lanes 16 (32 bytes:
         // 64 groups); complex64: two lanes are 4 channels (32 bytes: 256 groups); fp32: 8.
         add("tune_bf16_narrow_walk_256x1", [=](benchmark::State& st) { bench_typed<bf16, walk_shape<256, 1, true, 2>>(st, l); });

@@ -243,4 +243,22 @@ accuracy expect_matches_reference(const host_problem<T>& p, const device_result<
   return acc;
 }
 
+/// Base with the channel walk forced onto narrow channel groups as channel_narrow_walk_* launches
+/// them (its threads, Lanes lanes, staged), whatever the shape: tiles taller than a warp holds rows.
+template <typename Base, int Lanes = Base::channel_narrow_walk_lanes>
+struct forced_narrow_walk : Base {
+  static constexpr strategy forced = strategy::channel_walk;
+  static constexpr int channel_walk_threads = Base::channel_narrow_walk_threads;
+  static constexpr int channel_walk_lanes = Lanes;
+  static constexpr bool channel_walk_prefetch = true;
+};
+
+/// Base with the automatic choice free to walk narrow channel groups for every type and length
+/// (by default only fp32 sequences of at most 4096 steps).
+template <typename Base>
+struct narrow_walk_everywhere : Base {
+  static constexpr std::int64_t channel_narrow_walk_min_groups = 128;
+  static constexpr std::int64_t channel_narrow_walk_max_length = std::int64_t(1) << 40;
+};
+
 }  // namespace linrec::testing

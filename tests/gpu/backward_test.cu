@@ -207,12 +207,6 @@ struct staged_walk : forced_policy<T, strategy::channel_walk> {
   static constexpr bool channel_walk_prefetch = true;
 };
 
-// The automatic choice with the narrow walk on for every type.
-template <typename T>
-struct narrow_walk_automatic : linrec::default_policy<T> {
-  static constexpr std::int64_t channel_narrow_walk_min_groups = 128;
-};
-
 template <typename T>
 class backward_test : public gpu_test {
  protected:
@@ -281,7 +275,7 @@ TYPED_TEST(backward_test, tensors_match_the_float64_adjoint_on_every_path) {
     this->check(rev(tensor_layout::batch_time_channels(1, (1 << 16) + 5, 64)), a_dist::long_memory);
     // Enough narrow channel groups for the automatic choice to walk them (channel_narrow_walk_*,
     // on by default for fp32 sequences of at most 4096 steps; here for both types).
-    using Auto = narrow_walk_automatic<T>;
+    using Auto = narrow_walk_everywhere<linrec::default_policy<T>>;
     const auto narrow = tensor_layout::batch_time_channels(
         2, 2 * 1024 + 3, Auto::channel_narrow_walk_min_groups * Auto::channel_narrow_walk_lanes * Auto::vector_items / 2);
     EXPECT_EQ((linrec::chosen_strategy<T, Auto>(narrow)), strategy::channel_walk);

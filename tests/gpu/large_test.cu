@@ -82,14 +82,6 @@ TEST_F(large_test, many_rows_above_2_pow_31_through_block_per_row) {
   check_large(row_layout::contiguous(32769, 65537), linrec::strategy::block_per_row);
 }
 
-// The walk over narrow channel groups, as channel_narrow_walk_* would launch it.
-struct forced_narrow_walk : linrec::default_policy<float> {
-  static constexpr linrec::strategy forced = linrec::strategy::channel_walk;
-  static constexpr int channel_walk_threads = channel_narrow_walk_threads;
-  static constexpr int channel_walk_lanes = channel_narrow_walk_lanes;
-  static constexpr bool channel_walk_prefetch = true;
-};
-
 // [1, T, 1024] channel-last with T * 1024 > 2^31: offsets past 32 bits on the channel path.
 template <typename Policy>
 void check_channel_last_large(linrec::strategy expected) {
@@ -143,7 +135,7 @@ void check_channel_last_large(linrec::strategy expected) {
 // 128 groups of 8 channels: a block walks each narrow group (the kernel of channel_narrow_walk_*,
 // which the automatic choice takes for short sequences only).
 TEST_F(large_test, channel_last_above_2_pow_31_through_narrow_walk) {
-  check_channel_last_large<forced_narrow_walk>(linrec::strategy::channel_walk);
+  check_channel_last_large<forced_narrow_walk<linrec::default_policy<float>>>(linrec::strategy::channel_walk);
 }
 
 TEST_F(large_test, channel_last_above_2_pow_31_through_channel_tiles) {

@@ -42,22 +42,8 @@ struct staged_walk_2_policy : staged_walk_policy<T> {
 };
 
 // Tiles taller than a warp holds rows, whose rows scan by warps (channel_tile_scan): the walk
-// over narrow channel groups (two lanes: 128 rows of 256 threads, staged two tiles ahead), and
-// channel tiles of 512 threads (64 rows of 8 lanes).
-template <typename T>
-struct narrow_walk_policy : linrec::default_policy<T> {
-  static constexpr strategy forced = strategy::channel_walk;
-  static constexpr int channel_walk_threads = 256;
-  static constexpr int channel_walk_lanes = 2;
-  static constexpr bool channel_walk_prefetch = true;
-  static constexpr int channel_walk_stage_tiles = 2;
-};
-// The automatic choice with the narrow walk on for every type and length.
-template <typename T>
-struct narrow_walk_automatic_policy : linrec::default_policy<T> {
-  static constexpr std::int64_t channel_narrow_walk_min_groups = 128;
-  static constexpr std::int64_t channel_narrow_walk_max_length = std::int64_t(1) << 40;
-};
+// over narrow channel groups (forced_narrow_walk: two lanes, 128 rows of 256 threads, staged two
+// tiles ahead), and channel tiles of 512 threads (64 rows of 8 lanes).
 template <typename T>
 struct tall_tiles_policy : linrec::default_policy<T> {
   static constexpr strategy forced = strategy::channel_tiles;
@@ -356,7 +342,7 @@ TYPED_TEST(tensor_layouts_test, channel_walk_matches_reference) {
 
 TYPED_TEST(tensor_layouts_test, tiles_taller_than_a_warp_match_reference) {
   using T = TypeParam;
-  using Walk = narrow_walk_policy<T>;
+  using Walk = forced_narrow_walk<linrec::default_policy<T>>;
   constexpr std::int64_t walk_steps = Walk::channel_walk_steps * (Walk::channel_walk_threads / Walk::channel_walk_lanes);
   for (const std::int64_t channels : {1, 3, 33, 1000}) {
     for (const std::int64_t length : {std::int64_t(1), std::int64_t(31), walk_steps - 1, walk_steps, walk_steps + 1,
@@ -371,7 +357,7 @@ TYPED_TEST(tensor_layouts_test, tiles_taller_than_a_warp_match_reference) {
   this->template check<Walk>(tensor_layout::batch_time_channels(1, 20011, 1000), a_dist::long_memory);
   // Chosen automatically where the walk's groups are few but narrow ones are about one per SM
   // (on by default for fp32 sequences of at most 4096 steps; here for both types, any length).
-  using Auto = narrow_walk_automatic_policy<T>;
+  using Auto = narrow_walk_everywhere<linrec::default_policy<T>>;
   constexpr std::int64_t narrow_group = std::int64_t(Auto::channel_narrow_walk_lanes) * Auto::vector_items;
   const auto narrow = tensor_layout::batch_time_channels(1, 5003, Auto::channel_narrow_walk_min_groups * narrow_group);
   EXPECT_EQ((linrec::chosen_strategy<T, Auto>(narrow)), strategy::channel_walk);

@@ -295,16 +295,8 @@ struct forced_typed_policy : Base {
 };
 
 /// Tiles taller than a warp holds rows, whose rows scan by warps (channel_tile_scan): the walk
-/// over narrow channel groups of `Lanes` lanes (256 threads, staged two tiles ahead) and channel
-/// tiles of 512 threads.
-template <typename Base, int Lanes>
-struct narrow_walk_typed_policy : Base {
-  static constexpr strategy forced = strategy::channel_walk;
-  static constexpr int channel_walk_threads = 256;
-  static constexpr int channel_walk_lanes = Lanes;
-  static constexpr bool channel_walk_prefetch = true;
-  static constexpr int channel_walk_stage_tiles = 2;
-};
+/// over narrow channel groups of `Lanes` lanes (forced_narrow_walk) and channel tiles of 512
+/// threads.
 template <typename Base>
 struct tall_tiles_typed_policy : Base {
   static constexpr strategy forced = strategy::channel_tiles;
@@ -316,7 +308,7 @@ template <typename A, typename B, typename H, int Lanes>
 void check_tiles_taller_than_a_warp() {
   using Base = default_policy<H, A, B>;
   using Acc = typename Base::accumulator_type;
-  using walk = narrow_walk_typed_policy<Base, Lanes>;
+  using walk = forced_narrow_walk<Base, Lanes>;
   using tiles = tall_tiles_typed_policy<Base>;
   const auto run = [](auto policy, const tensor_layout& l, bool h0) {
     using P = decltype(policy);
