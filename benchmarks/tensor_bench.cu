@@ -1,7 +1,8 @@
 // tensor_bench — linear_recurrence on channel-last tensors ([batch, time, channels] and
 // [time, batch, channels], fp32), against the copy roofline, a one-thread-per-channel sequential
 // loop and a three-pass reduce-then-scan, all measured in this one run (timing as in
-// linrec_bench: bench_support.cuh).
+// linrec_bench: bench_support.cuh). `tile_copy_*` copies with the channel tiles' access pattern and
+// residency, without their scan and look-back: the ceiling of those tiles.
 //
 // Counters besides bench_support's: `floor_ratio`, the time over max(bytes / copy bandwidth,
 // 6 us) (issue 3 asks for <= 1.15: flat while the GPU is not full, then at bandwidth), and
@@ -188,6 +189,94 @@ void bench_three_pass(benchmark::State& state, tensor_layout l, const std::strin
   add_counters(state, n, shape);
 }
 
+// The channel tiles' memory traffic alone, on [1, T, C] with C a multiple of Lanes x 4: blocks of
+// Threads threads take tiles of (Threads / Lanes) rows x Steps time steps of Lanes x 4 channels in
+// the channel tiles' order (every group's chunk c before any group's chunk c + 1), load a and b
+// into registers as 16-byte vectors and store a + b. No scan and no look-back, so it bounds what a
+// one-pass kernel with this tile shape and residency can reach. Claim: a persistent grid (as many
+// blocks as fit) takes tiles from an atomic counter, as the channel tiles do; else one block a tile.
+template <int Threads, int Lanes, int Steps, bool Claim>
+__global__ void __launch_bounds__(Threads, 1)
+    tile_copy(const float4* a, const float4* b, float4* h, std::int64_t length, std::int64_t channels,
+              unsigned long long* counter) {
+  constexpr int rows = Threads / Lanes;
+  const std::int64_t row_vectors = channels / 4;
+  const std::int64_t groups = channels / (Lanes * 4);
+  const std::int64_t chunk_steps = std::int64_t(rows) * Steps;
+  const std::int64_t tiles = groups * ((length + chunk_steps - 1) / chunk_steps);
+  const int lane = static_cast<int>(threadIdx.x) % Lanes, row = static_cast<int>(threadIdx.x) / Lanes;
+  __shared__ std::int64_t claimed;
+  for (std::int64_t tile = blockIdx.x;;) {
+    if constexpr (Claim) {
+      __syncthreads();  // everyone has read the previous claim
+      if (threadIdx.x == 0) claimed = static_cast<std::int64_t>(atomicAdd(counter, 1ull));
+      __syncthreads();
+      tile = claimed;
+    }
+    if (tile >= tiles) break;
+    const std::int64_t chunk = tile / groups, group = tile - chunk * groups;
+    const std::int64_t t0 = chunk * chunk_steps + std::int64_t(row) * Steps;
+    const std::int64_t column = group * Lanes + lane;
+    float4 x[Steps], y[Steps];
+#pragma unroll
+    for (int s = 0; s < Steps; ++s) {
+      if (t0 + s < length) x[s] = a[(t0 + s) * row_vectors + column], y[s] = b[(t0 + s) * row_vectors + column];
+    }
+#pragma unroll
+    for (int s = 0; s < Steps; ++s) {
+      if (t0 + s < length) {
+        h[(t0 + s) * row_vectors + column] = make_float4(x[s].x + y[s].x, x[s].y + y[s].y, x[s].z + y[s].z, x[s].w + y[s].w);
+      }
+    }
+    if constexpr (!Claim) break;
+  }
+}
+
+// How many elements of h are not a + b (tile_copy's check: every element written, none misplaced).
+__global__ void count_unlike_sum(const float* a, const float* b, const float* h, std::int64_t n, unsigned long long* wrong) {
+  for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n; i += std::int64_t(gridDim.x) * blockDim.x) {
+    if (!(h[i] == a[i] + b[i])) atomicAdd(wrong, 1ull);
+  }
+}
+
+template <int Threads, int Lanes, int Steps, bool Claim>
+void bench_tile_copy(benchmark::State& state, tensor_layout l, const std::string& shape) {
+  const std::int64_t n = l.elements();
+  copy_roofline_ms(n);
+  data_sets sets(n, sizeof(unsigned long long));
+  auto* counter = static_cast<unsigned long long*>(sets.temp);
+  const auto kernel = tile_copy<Threads, Lanes, Steps, Claim>;
+  int sms = 0, resident = 0;
+  CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, kernel, Threads, 0));
+  const std::int64_t chunk_steps = std::int64_t(Threads / Lanes) * Steps;
+  const std::int64_t tiles = l.channels / (Lanes * 4) * ((l.length + chunk_steps - 1) / chunk_steps);
+  const unsigned blocks = Claim ? unsigned(sms * resident) : unsigned(tiles);
+  const auto call = [&](int c) {
+    if (Claim) CHECK(cudaMemsetAsync(counter, 0, sizeof(unsigned long long), bench_stream()));
+    kernel<<<blocks, Threads, 0, bench_stream()>>>(
+        reinterpret_cast<const float4*>(sets.a[c]), reinterpret_cast<const float4*>(sets.b[c]),
+        reinterpret_cast<float4*>(sets.h[c]), l.length, l.channels, counter);
+  };
+  call(0);
+  CHECK(cudaGetLastError());
+  unsigned long long* wrong;
+  CHECK(cudaMalloc(&wrong, sizeof(unsigned long long)));
+  CHECK(cudaMemsetAsync(wrong, 0, sizeof(unsigned long long), bench_stream()));
+  count_unlike_sum<<<1024, 256, 0, bench_stream()>>>(sets.a[0], sets.b[0], sets.h[0], n, wrong);
+  CHECK(cudaGetLastError());
+  unsigned long long wrong_count = 0;
+  CHECK(cudaMemcpyAsync(&wrong_count, wrong, sizeof(wrong_count), cudaMemcpyDeviceToHost, bench_stream()));
+  CHECK(cudaStreamSynchronize(bench_stream()));
+  CHECK(cudaFree(wrong));
+  if (wrong_count != 0) {
+    state.SkipWithError((std::to_string(wrong_count) + " elements are not a + b").c_str());
+    return;
+  }
+  run_timed(state, call, sets);
+  add_counters(state, n, shape);
+}
+
 template <typename Policy>
 void bench_linrec(benchmark::State& state, tensor_layout l, const std::string& shape) {
   const std::int64_t n = l.elements();
@@ -347,6 +436,13 @@ void register_all() {
       add("tune_tiles_512x8_lanes8_mb1", [=](benchmark::State& st) { bench_linrec<tiles_tuning<1, 8, 8, 512>>(st, l, dims); });
       add("tune_tiles_s8_lanes8", [=](benchmark::State& st) { bench_linrec<tiles_tuning<2, 8, 8>>(st, l, dims); });
       add("tune_tiles_s4_lanes8_mb3", [=](benchmark::State& st) { bench_linrec<tiles_tuning<3, 4, 8>>(st, l, dims); });
+    }
+    if (s.batch == 1 && !time_major && s.channels % 32 == 0 && s.batch * s.channels < 256 * 32) {
+      // The channel tiles' access pattern as a plain copy (h = a + b): the default tile (256
+      // threads, 8 lanes, 16 steps) claimed by persistent blocks as the channel tiles are, and
+      // tiles of 4 steps, one block a tile, several resident an SM.
+      add("tile_copy_claimed", [=](benchmark::State& st) { bench_tile_copy<256, 8, 16, true>(st, l, dims); });
+      add("tile_copy_4_steps", [=](benchmark::State& st) { bench_tile_copy<256, 8, 4, false>(st, l, dims); });
     }
     if (s.batch * s.channels == 1024) {
       // The walk over narrow channel groups, 8 channels (32 contiguous bytes a time step) or 4,
