@@ -198,12 +198,11 @@ void bench_three_pass(benchmark::State& state, tensor_layout l, const std::strin
 template <int Threads, int Lanes, int Steps, bool Claim>
 __global__ void __launch_bounds__(Threads, 1)
     tile_copy(const float4* a, const float4* b, float4* h, std::int64_t length, std::int64_t channels,
-              unsigned long long* counter) {
+              std::int64_t tiles, unsigned long long* counter) {
   constexpr int rows = Threads / Lanes;
   const std::int64_t row_vectors = channels / 4;
   const std::int64_t groups = channels / (Lanes * 4);
   const std::int64_t chunk_steps = std::int64_t(rows) * Steps;
-  const std::int64_t tiles = groups * ((length + chunk_steps - 1) / chunk_steps);
   const int lane = static_cast<int>(threadIdx.x) % Lanes, row = static_cast<int>(threadIdx.x) / Lanes;
   __shared__ std::int64_t claimed;
   for (std::int64_t tile = blockIdx.x;;) {
@@ -256,7 +255,7 @@ void bench_tile_copy(benchmark::State& state, tensor_layout l, const std::string
     if (Claim) CHECK(cudaMemsetAsync(counter, 0, sizeof(unsigned long long), bench_stream()));
     kernel<<<blocks, Threads, 0, bench_stream()>>>(
         reinterpret_cast<const float4*>(sets.a[c]), reinterpret_cast<const float4*>(sets.b[c]),
-        reinterpret_cast<float4*>(sets.h[c]), l.length, l.channels, counter);
+        reinterpret_cast<float4*>(sets.h[c]), l.length, l.channels, tiles, counter);
   };
   call(0);
   CHECK(cudaGetLastError());
