@@ -54,16 +54,32 @@ struct channel_tile_scan {
   /// finished with `items` as passed in; call __syncthreads() before reusing `storage`.
   static __device__ __forceinline__ void scan(temp_storage& storage, affine<T> (&items)[Steps][width]) {
     const affine_scan_op op;
-    const int lane = static_cast<int>(threadIdx.x) % Lanes;
-    const int row = static_cast<int>(threadIdx.x) / Lanes;
 #pragma unroll
     for (int s = 1; s < Steps; ++s) {
 #pragma unroll
       for (int v = 0; v < width; ++v) items[s][v] = op(items[s - 1][v], items[s][v]);
     }
+    affine<T> before[width];
+    if (rows_before(storage, items[Steps - 1], before)) {
+#pragma unroll
+      for (int v = 0; v < width; ++v) {
+#pragma unroll
+        for (int s = 0; s < Steps; ++s) items[s][v] = op(before[v], items[s][v]);
+      }
+    }
+  }
+
+  /// The scan across rows alone: given each thread's `total` (op over its own time steps of its
+  /// channels), `before` becomes op over the totals of the rows before this thread's, and the
+  /// result says whether there are any (row > 0; else `before` is left unset). The same barriers
+  /// as `scan`.
+  static __device__ __forceinline__ bool rows_before(temp_storage& storage, const affine<T> (&total)[width],
+                                                     affine<T> (&before)[width]) {
+    const int lane = static_cast<int>(threadIdx.x) % Lanes;
+    const int row = static_cast<int>(threadIdx.x) / Lanes;
     if constexpr (transposed) {
 #pragma unroll
-      for (int v = 0; v < width; ++v) storage.row_aggregates[row][lane * width + v] = items[Steps - 1][v];
+      for (int v = 0; v < width; ++v) storage.row_aggregates[row][lane * width + v] = total[v];
       __syncthreads();
       // Thread i scans row i % rows of columns i / rows, i / rows + Threads / rows, ...: `width`
       // columns each, every column once. Each cell is read and rewritten by the same thread.
@@ -77,31 +93,27 @@ struct channel_tile_scan {
         cell = column_scan.inclusive_scan(cell);
       }
       __syncthreads();
-      if (row > 0) {
+      if (row == 0) return false;
 #pragma unroll
-        for (int v = 0; v < width; ++v) {
-          const affine<T> before = storage.row_aggregates[row - 1][lane * width + v];
-#pragma unroll
-          for (int s = 0; s < Steps; ++s) items[s][v] = op(before, items[s][v]);
-        }
-      }
+      for (int v = 0; v < width; ++v) before[v] = storage.row_aggregates[row - 1][lane * width + v];
+      return true;
     } else {
-      scan_by_warps(storage, items);
+      return rows_before_by_warps(storage, total, before);
     }
   }
 
  private:
-  // The rows' scan where they are not `transposed` (see the class comment), after each thread's
-  // own steps are scanned.
-  static __device__ __forceinline__ void scan_by_warps(temp_storage& storage, affine<T> (&items)[Steps][width]) {
+  // The rows' scan where they are not `transposed` (see the class comment).
+  static __device__ __forceinline__ bool rows_before_by_warps(temp_storage& storage, const affine<T> (&total)[width],
+                                                              affine<T> (&before)[width]) {
     const affine_scan_op op;
     const int lane = static_cast<int>(threadIdx.x) % Lanes;
     const int warp = static_cast<int>(threadIdx.x) / 32;
     const int warp_row = (static_cast<int>(threadIdx.x) % 32) / Lanes;  // this thread's row within its warp
     // Within the warp, the thread Lanes × d lanes down holds the same channels d rows earlier.
-    affine<T> inclusive[width], before[width];
+    affine<T> inclusive[width], within[width];
 #pragma unroll
-    for (int v = 0; v < width; ++v) inclusive[v] = items[Steps - 1][v];
+    for (int v = 0; v < width; ++v) inclusive[v] = total[v];
 #pragma unroll
     for (int d = 1; d < warp_rows; d *= 2) {
 #pragma unroll
@@ -112,30 +124,30 @@ struct channel_tile_scan {
     }
     if constexpr (warp_rows > 1) {
 #pragma unroll
-      for (int v = 0; v < width; ++v) before[v] = shuffle_up(inclusive[v], unsigned(Lanes), 32);
+      for (int v = 0; v < width; ++v) within[v] = shuffle_up(inclusive[v], unsigned(Lanes), 32);
     } else {
 #pragma unroll
-      for (int v = 0; v < width; ++v) before[v] = affine<T>::identity();  // a warp of one row: never read
+      for (int v = 0; v < width; ++v) within[v] = affine<T>::identity();  // a warp of one row: never read
     }
     if (warp_row == warp_rows - 1) {
 #pragma unroll
       for (int v = 0; v < width; ++v) storage.warp_totals[warp][lane * width + v] = inclusive[v];
     }
     __syncthreads();
-    if (warp == 0 && warp_row == 0) return;  // the tile's first row: nothing before it
+    if (warp == 0 && warp_row == 0) return false;  // the tile's first row: nothing before it
 #pragma unroll
     for (int v = 0; v < width; ++v) {
       // op over the rows before this thread's: the earlier warps' totals, then its own warp's rows.
       // (Unrolled over every warp, so the reads can all be issued before the first combine.)
-      affine<T> prefix = warp > 0 ? storage.warp_totals[0][lane * width + v] : before[v];
+      affine<T> prefix = warp > 0 ? storage.warp_totals[0][lane * width + v] : within[v];
 #pragma unroll
       for (int w = 1; w < warps - 1; ++w) {
         if (w < warp) prefix = op(prefix, storage.warp_totals[w][lane * width + v]);
       }
-      if (warp > 0 && warp_row > 0) prefix = op(prefix, before[v]);
-#pragma unroll
-      for (int s = 0; s < Steps; ++s) items[s][v] = op(prefix, items[s][v]);
+      if (warp > 0 && warp_row > 0) prefix = op(prefix, within[v]);
+      before[v] = prefix;
     }
+    return true;
   }
 };
 
