@@ -353,6 +353,14 @@ struct tiles_tuning : linrec::default_policy<float> {
   static constexpr int channel_threads = Threads;
   static constexpr int channel_steps = Steps;
 };
+// The channel tiles with each thread's run continued in shared memory: Chunks more runs of
+// Steps steps (channel_shared_chunks), so a tile spans (1 + Chunks) × Steps steps a thread.
+template <int Chunks, int Steps = 16>
+struct shared_runs_tuning : linrec::default_policy<float> {
+  static constexpr linrec::strategy forced = linrec::strategy::channel_tiles;
+  static constexpr int channel_steps = Steps;
+  static constexpr int channel_shared_chunks = Chunks;
+};
 // The channel tiles' L2 prefetch: tiles this many rounds ahead (forward only), and the backward
 // pass's h when a tile is loaded.
 template <int Rounds, bool StoreInputs>
@@ -420,11 +428,14 @@ void register_all() {
     }
     if (s.batch == 1 && s.length == 65536 && s.channels == 1024) {  // the backward pass on channel_tiles
       add("tune_backward_tiles_no_prefetch", [=](benchmark::State& st) { bench_backward<prefetch_tuning<0, false>>(st, l, dims); });
+      add("tune_backward_tiles_shared1", [=](benchmark::State& st) { bench_backward<shared_runs_tuning<1>>(st, l, dims); });
     }
     if (s.batch * s.channels <= 256 * 32) {  // the shapes that took channel_tiles before the narrow walk
       add("tune_tiles", [=](benchmark::State& st) { bench_linrec<window_tuning<32>>(st, l, dims); });  // the default's knobs
     }
     if (s.batch * s.channels < 256 * 32) {  // the shapes that take channel_tiles (default: 8 lanes x 16 steps, 1 block per SM)
+      add("tune_tiles_shared1", [=](benchmark::State& st) { bench_linrec<shared_runs_tuning<1>>(st, l, dims); });
+      add("tune_tiles_s8_shared3", [=](benchmark::State& st) { bench_linrec<shared_runs_tuning<3, 8>>(st, l, dims); });
       add("tune_tiles_prefetch1", [=](benchmark::State& st) { bench_linrec<prefetch_tuning<1, true>>(st, l, dims); });
       add("tune_tiles_window64", [=](benchmark::State& st) { bench_linrec<window_tuning<1>>(st, l, dims); });
       add("tune_tiles_window32", [=](benchmark::State& st) { bench_linrec<window_tuning<0>>(st, l, dims); });

@@ -287,6 +287,14 @@ struct tile_window : linrec::default_policy<S> {
   static constexpr std::int64_t channel_wide_lookback_in_flight = WideFrom;
 };
 
+// Tuning: the channel tiles with each thread's run continued in shared memory, Chunks more runs
+// of the default steps (channel_shared_chunks).
+template <typename S, int Chunks>
+struct tile_shared_runs : linrec::default_policy<S> {
+  static constexpr linrec::strategy forced = linrec::strategy::channel_tiles;
+  static constexpr int channel_shared_chunks = Chunks;
+};
+
 // The channel tiles with the default knobs: what the shapes with few channel groups took before
 // the narrow walk (session 32).
 template <typename S>
@@ -376,6 +384,11 @@ void register_all() {
         add("tune_bf16_tiles_s4_mb2", [=](benchmark::State& st) { bench_typed<bf16, bf16_tiles<4, 2>>(st, l); });
         add("tune_bf16_window64", [=](benchmark::State& st) { bench_typed<bf16, tile_window<bf16, 1>>(st, l); });
         add("tune_complex64_window64", [=](benchmark::State& st) { bench_typed<cfloat, tile_window<cfloat, 1>>(st, l); });
+        add("tune_bf16_shared1", [=](benchmark::State& st) { bench_typed<bf16, tile_shared_runs<bf16, 1>>(st, l); });
+        add("tune_bf16_shared2", [=](benchmark::State& st) { bench_typed<bf16, tile_shared_runs<bf16, 2>>(st, l); });
+        add("tune_bf16_shared3", [=](benchmark::State& st) { bench_typed<bf16, tile_shared_runs<bf16, 3>>(st, l); });
+        add("tune_fp16_shared3", [=](benchmark::State& st) { bench_typed<__half, tile_shared_runs<__half, 3>>(st, l); });
+        add("tune_complex64_shared1", [=](benchmark::State& st) { bench_typed<cfloat, tile_shared_runs<cfloat, 1>>(st, l); });
         add("tune_bf16_tiles", [=](benchmark::State& st) { bench_typed<bf16, forced_tiles<bf16>>(st, l); });
         add("tune_fp32_tiles", [=](benchmark::State& st) { bench_typed<float, forced_tiles<float>>(st, l); });
         add("tune_complex64_tiles", [=](benchmark::State& st) { bench_typed<cfloat, forced_tiles<cfloat>>(st, l); });

@@ -223,6 +223,14 @@ struct default_policy {
   static constexpr int channel_threads = 256;
   static constexpr int channel_steps = 2 * channel_walk_steps;
   static constexpr int channel_min_blocks = 1;
+  /// channel_tiles: runs of channel_steps time steps each thread holds in shared memory beyond
+  /// the run in its registers, copied there (cp.async) as the tile is claimed; 0 (the default):
+  /// none. A tile then spans (1 + this) × the time steps, so the look-back's latency, paid once a
+  /// tile, is paid over that many more bytes; each shared step is read twice from shared memory
+  /// (to fold the thread's total before the look-back, then to write h after it). The block's
+  /// dynamic shared memory is this × channel_steps × 32 bytes a thread (fp32 at 256 threads and
+  /// 16 steps: 128 KB a run), and must fit one block an SM.
+  static constexpr int channel_shared_chunks = 0;
   /// channel_tiles: lanes across channels are the fewest of 8, 16 and 32 that cover the channels,
   /// but at most this many (8, 16 or 32). Fewer lanes make a tile narrower and taller in time, so
   /// each look-back reads fewer channels' carries, over fewer chunks in flight. H200, fp32

@@ -207,6 +207,13 @@ struct staged_walk : forced_policy<T, strategy::channel_walk> {
   static constexpr bool channel_walk_prefetch = true;
 };
 
+// The channel tiles with each thread's run continued in shared memory, one more run of the
+// default steps (channel_shared_chunks).
+template <typename T>
+struct shared_runs_tiles : forced_policy<T, strategy::channel_tiles> {
+  static constexpr int channel_shared_chunks = 1;
+};
+
 template <typename T>
 class backward_test : public gpu_test {
  protected:
@@ -271,6 +278,7 @@ TYPED_TEST(backward_test, tensors_match_the_float64_adjoint_on_every_path) {
       this->template check<forced_policy<T, strategy::channel_tiles>>(rev(tensor_layout::batch_time_channels(1, length, 1000)));
       this->template check<forced_policy<T, strategy::channel_walk>>(rev(tensor_layout::batch_time_channels(2, length, 67)));
       this->template check<staged_walk<T>>(rev(tensor_layout::batch_time_channels(2, length, 130)));
+      this->template check<shared_runs_tiles<T>>(rev(tensor_layout::batch_time_channels(1, length, 1000)));
     }
     this->check(rev(tensor_layout::batch_time_channels(1, (1 << 16) + 5, 64)), a_dist::long_memory);
     // Enough narrow channel groups for the automatic choice to walk them (channel_narrow_walk_*,

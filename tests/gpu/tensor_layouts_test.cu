@@ -66,6 +66,15 @@ struct wide_window_tiles_policy : linrec::default_policy<T> {
   static constexpr std::int64_t channel_wide_lookback_in_flight = 1;
 };
 
+// The channel tiles with each thread's run continued in shared memory (channel_shared_chunks):
+// one more run of the default steps (fp32 and double: 128 KB a block), or three runs of 4 steps.
+template <typename T, int Chunks, int Steps = linrec::default_policy<T>::channel_steps>
+struct shared_runs_tiles_policy : linrec::default_policy<T> {
+  static constexpr strategy forced = strategy::channel_tiles;
+  static constexpr int channel_steps = Steps;
+  static constexpr int channel_shared_chunks = Chunks;
+};
+
 // The look-back kernel that resolves each tile before claiming the next (the default defers).
 template <typename T>
 struct direct_lookback_policy : linrec::default_policy<T> {
@@ -212,6 +221,33 @@ TYPED_TEST(tensor_layouts_test, long_time_few_channels_and_many_tiles) {
   this->template check<WideWindow>(tensor_layout::batch_time_channels(1, (1 << 17) + 7, 64), a_dist::half_to_one, true);
   this->template check<WideWindow>(tensor_layout::batch_time_channels(2, 3001, 67), a_dist::half_to_one, true, -1, 1);
   this->template check<WideWindow>(tensor_layout::batch_time_channels(1, 50001, 5).reversed(), a_dist::long_memory);
+}
+
+// Tiles whose threads hold part of their runs in shared memory: chunk edges, several channel
+// groups, reverse scans, time-major operands, element-wise paths (runs that are not staged are
+// read from global memory) and many chunks a group.
+TYPED_TEST(tensor_layouts_test, tiles_with_runs_in_shared_memory) {
+  using T = TypeParam;
+  const auto each = [this](auto policy) {
+    using P = decltype(policy);
+    for (const std::int64_t channels : {4, 33, 129}) {
+      const std::int64_t steps =
+          std::int64_t(P::channel_threads / linrec::detail::channel_lanes<linrec::detail::vector_width<T>, P::channel_max_lanes>(channels)) *
+          P::channel_steps * (1 + P::channel_shared_chunks);
+      for (const std::int64_t length : {std::int64_t(1), std::int64_t(2), steps - 1, steps, steps + 1, 3 * steps + 5}) {
+        SCOPED_TRACE(::testing::Message() << "shared runs " << P::channel_shared_chunks << ", channels " << channels
+                                          << ", length " << length);
+        this->template check<P>(tensor_layout::batch_time_channels(2, length, channels));
+      }
+    }
+    SCOPED_TRACE(::testing::Message() << "shared runs " << P::channel_shared_chunks);
+    this->template check<P>(tensor_layout::batch_time_channels(1, 5003, 1000).reversed(), a_dist::minus_one_to_one);
+    this->template check<P>(tensor_layout::time_batch_channels(3, 2000, 40), a_dist::long_memory, false);
+    this->template check<P>(tensor_layout::batch_time_channels(2, 1300, 67), a_dist::half_to_one, true, -1, 1);
+    this->template check<P>(tensor_layout::batch_time_channels(1, (1 << 17) + 7, 64), a_dist::half_to_one, true);
+  };
+  each(shared_runs_tiles_policy<T, 1>{});
+  each(shared_runs_tiles_policy<T, 3, 4>{});
 }
 
 // Two chunks of time, each run on its own, chained through h_final (the earlier chunk first going

@@ -326,6 +326,35 @@ void check_tiles_taller_than_a_warp() {
   }
 }
 
+/// Channel tiles whose threads continue their runs in shared memory (channel_shared_chunks
+/// runs of the default steps): chunk edges, reverse, time-major and element-wise paths.
+template <typename Base, int Chunks>
+struct shared_runs_typed_policy : Base {
+  static constexpr strategy forced = strategy::channel_tiles;
+  static constexpr int channel_shared_chunks = Chunks;
+};
+
+template <typename A, typename B, typename H, int Chunks>
+void check_tiles_with_shared_runs() {
+  using Base = default_policy<H, A, B>;
+  using Acc = typename Base::accumulator_type;
+  using P = shared_runs_typed_policy<Base, Chunks>;
+  const auto run = [](const tensor_layout& l, bool h0) {
+    const auto p = random_typed_problem<A, B, H>(l, coefficients::half_to_one, h0);
+    expect_typed_matches<Acc>(p, run_typed<P>(p));
+  };
+  constexpr std::int64_t steps = std::int64_t(P::channel_threads / 8) * P::channel_steps * (1 + Chunks);  // 8 lanes
+  for (const bool reverse : {false, true}) {
+    const auto dir = [&](tensor_layout l) { return reverse ? l.reversed() : l; };
+    for (const std::int64_t length : {std::int64_t(1), steps - 1, steps, steps + 1, 3 * steps + 5}) {
+      SCOPED_TRACE(::testing::Message() << "length " << length << (reverse ? " reverse" : ""));
+      run(dir(tensor_layout::batch_time_channels(2, length, 136)), true);
+    }
+    run(dir(tensor_layout::time_batch_channels(2, 3001, 130)), false);
+    run(dir(tensor_layout::batch_time_channels(1, 20011, 1000)), true);
+  }
+}
+
 /// The shapes every storage mix runs: each strategy, forward and reverse, rows whose starts are
 /// not 16-byte aligned, and channel groups cut by the channel count.
 template <typename A, typename B, typename H, typename Base = default_policy<H, A, B>>

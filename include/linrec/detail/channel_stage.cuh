@@ -55,6 +55,22 @@ struct channel_stage {
     });
   }
 
+  /// One step of this thread's run, converted: step `s` of the run in `storage`, whose copy group
+  /// the caller has already waited for (wait).
+  static __device__ __forceinline__ void read_step(const temp_storage& storage, const Problem& p, int s,
+                                                   affine<Acc> (&item)[width]) {
+    Acc first[1][width], second[1][width];
+    unpack<first_vectors, first_type>(storage, s * first_vectors, first[0]);
+    unpack<second_vectors, second_type>(storage, Steps * first_vectors + s * second_vectors, second[0]);
+    affine<Acc> items[1][width];
+    p.assemble(first, second, items);
+#pragma unroll
+    for (int v = 0; v < width; ++v) item[v] = items[0][v];
+  }
+
+  /// Waits until every copy group this thread has committed is done.
+  static __device__ __forceinline__ void wait() { __pipeline_wait_prior(0); }
+
   /// Closes this thread's copy group: every fetch since the last commit (possibly none).
   static __device__ __forceinline__ void commit() { __pipeline_commit(); }
 

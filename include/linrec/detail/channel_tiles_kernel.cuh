@@ -11,11 +11,13 @@
 
 #include <linrec/affine.cuh>
 #include <linrec/detail/channel_problem.cuh>
+#include <linrec/detail/channel_stage.cuh>
 #include <linrec/detail/channel_tile_scan.cuh>
 #include <linrec/detail/channel_tile_status.cuh>
 #include <linrec/detail/divide.cuh>
 #include <linrec/detail/tile_io.cuh>
 
+#include <cstddef>
 #include <cstdint>
 
 namespace linrec::detail {
@@ -26,7 +28,8 @@ struct channel_place {
   bool vector;
 };
 
-template <int Lanes, int Steps, typename Problem>
+// Run: the time steps each thread of the tile owns, consecutive.
+template <int Lanes, int Run, typename Problem>
 __device__ __forceinline__ channel_place locate_channel_tile(const Problem& p, const channel_tiling& tiling,
                                                              std::int64_t tile) {
   constexpr int width = Problem::width;
@@ -38,7 +41,7 @@ __device__ __forceinline__ channel_place locate_channel_tile(const Problem& p, c
   const std::int64_t group_index = tile - c.chunk * tiling.groups;
   c.batch_index = tile_quotient(group_index, tiling.groups_per_batch);
   c.channel0 = (group_index - c.batch_index * tiling.groups_per_batch) * (Lanes * width) + std::int64_t(lane) * width;
-  c.t0 = c.chunk * tiling.steps + std::int64_t(row) * Steps;
+  c.t0 = c.chunk * tiling.steps + std::int64_t(row) * Run;
   c.vector = p.vectors && c.channel0 + width <= p.channels;
   return c;
 }
@@ -179,14 +182,79 @@ __device__ __forceinline__ void channel_lookback(const channel_tile_status<T>& s
   for (int v = 0; v < width; ++v) exclusive[v] = shared_tile_prefix[lane * width + v];
 }
 
+// A tile's publication and look-back, once `aggregate` (read on the last row only) holds op over
+// the tile's steps for this thread's channels: `exclusive` becomes op over the sequence before the
+// tile (h0 included), and the tile's inclusive prefix is published. Called by every thread of the
+// block, converged.
+template <int Threads, int Lanes, typename TileScan, typename Problem, typename T, int Width>
+__device__ __forceinline__ void resolve_channel_tile(const Problem& p, const channel_tile_status<T>& status,
+                                                     const channel_tiling& tiling, const channel_place& here,
+                                                     const affine<T> (&aggregate)[Width],
+                                                     typename TileScan::temp_storage& shared_scan,
+                                                     channel_shared_scalars& shared, affine<T>* shared_tile_prefix,
+                                                     int lookback_window, affine<T> (&exclusive)[Width]) {
+  const affine_scan_op op;
+  const int lane = static_cast<int>(threadIdx.x) % Lanes;
+  const bool last_row = static_cast<int>(threadIdx.x) / Lanes == Threads / Lanes - 1;
+  if (here.chunk == 0) {
+#pragma unroll
+    for (int v = 0; v < Width; ++v) {
+      exclusive[v] = here.channel0 + v < p.channels ? p.seed(here.batch_index, here.channel0 + v) : affine<T>::identity();
+    }
+    if (last_row) {
+      affine<T> inclusive[Width];
+#pragma unroll
+      for (int v = 0; v < Width; ++v) inclusive[v] = op(exclusive[v], aggregate[v]);
+      store_maps(status.values(here.tile, tile_state::inclusive) + lane * Width, inclusive);
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) status.publish_state(here.tile, tile_state::inclusive);
+  } else {
+    if (last_row) store_maps(status.values(here.tile, tile_state::aggregate) + lane * Width, aggregate);
+    __syncthreads();
+    if (threadIdx.x == 0) status.publish_state(here.tile, tile_state::aggregate);
+    channel_lookback<Threads, Lanes, TileScan>(status, tiling, here, aggregate, shared_scan, shared,
+                                               shared_tile_prefix, lookback_window, exclusive);
+  }
+}
+
+// Writes h_final (or the problem's final value) from items[s] where the run of Steps steps from
+// t0 holds the sequence's last step.
+template <int Steps, typename Problem, typename V, int Width>
+__device__ __forceinline__ void write_final_in_run(const Problem& p, const channel_place& here, std::int64_t t0,
+                                                   const V (&items)[Steps][Width]) {
+  if (!p.has_final() || t0 > p.length - 1 || t0 + Steps <= p.length - 1) return;
+#pragma unroll
+  for (int s = 0; s < Steps; ++s) {
+    if (t0 + s == p.length - 1) {
+#pragma unroll
+      for (int v = 0; v < Width; ++v) {
+        if (here.channel0 + v < p.channels) p.write_final(here.batch_index, here.channel0 + v, items[s][v].b);
+      }
+    }
+  }
+}
+
+/// The dynamic shared memory channel_tiles_kernel takes: SharedChunks runs of Steps steps a thread.
+template <int Threads, int Steps, int SharedChunks, typename Problem>
+inline constexpr std::size_t tile_stage_bytes =
+    SharedChunks > 0 ? sizeof(typename channel_stage<Threads, Steps, Problem>::temp_storage) * SharedChunks : 0;
+
+/// Each thread owns (1 + SharedChunks) × Steps consecutive time steps of a tile: the first Steps
+/// in registers, the rest copied into shared memory (cp.async, channel_stage) as the tile is
+/// claimed. With SharedChunks > 0 a thread folds its shared steps into its total after scanning
+/// its registers, the block scans the totals across rows, the tile looks back, and each thread
+/// writes its registers' steps and then the shared ones, scanning them again from shared memory
+/// with the carry. A tile then holds more bytes per look-back than registers alone allow (the
+/// look-back's latency is paid per tile, however large).
 /// PrefetchRounds > 0: a block that claims tile t asks L2 for the inputs of tile
 /// t + PrefetchRounds × (blocks in the grid), about the tile some block claims that many rounds
 /// later (as deferred_lookback_kernel does), where the problem says `prefetch_ahead`.
 /// PrefetchStoreInputs: what the problem's store reads (the adjoint's h) is asked into L2 when
 /// the tile is loaded.
 /// lookback_window: the earlier chunks a look-back round inspects, 32 or 64.
-template <int Threads, int Lanes, int Steps, int MinBlocks, int PrefetchRounds, bool PrefetchStoreInputs,
-          typename Problem>
+template <int Threads, int Lanes, int Steps, int SharedChunks, int MinBlocks, int PrefetchRounds,
+          bool PrefetchStoreInputs, typename Problem>
 __global__ void __launch_bounds__(Threads, MinBlocks)
     channel_tiles_kernel(Problem p, channel_tile_status<typename Problem::value_type> status, channel_tiling tiling,
                          int lookback_window) {
@@ -194,18 +262,19 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
   using V = affine<T>;
   constexpr int width = Problem::width;
   constexpr int group = Lanes * width;
-  constexpr int rows = Threads / Lanes;
+  constexpr int run = Steps * (1 + SharedChunks);  // time steps a thread owns
   static_assert(Threads % 32 == 0 && 32 % Lanes == 0, "lanes must tile whole warps");
+  static_assert(SharedChunks >= 0, "SharedChunks counts runs in shared memory");
   const affine_scan_op op;
 
   using tile_scan = channel_tile_scan<Threads, Lanes, Steps, width, T>;
   __shared__ typename tile_scan::temp_storage shared_scan;
   __shared__ alignas(16) V shared_tile_prefix[group];  // 16-byte aligned: a lane's maps load as vectors
   __shared__ channel_shared_scalars shared;
+  using stage = channel_stage<Threads, Steps, Problem>;
+  extern __shared__ __align__(16) unsigned char tile_stages[];  // tile_stage_bytes
+  [[maybe_unused]] auto* const staged = reinterpret_cast<typename stage::temp_storage*>(tile_stages);
 
-  const int lane = static_cast<int>(threadIdx.x) % Lanes;
-  const int row = static_cast<int>(threadIdx.x) / Lanes;
-  const bool last_row = row == rows - 1;  // these threads hold the tile's aggregate
   const std::int64_t tiles = status.tiles();
 
   const auto claim = [&]() {
@@ -216,70 +285,109 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
   };
 
   for (std::int64_t claimed = claim(); claimed < tiles; claimed = claim()) {
-    const channel_place here = locate_channel_tile<Lanes, Steps>(p, tiling, claimed);
+    const channel_place here = locate_channel_tile<Lanes, run>(p, tiling, claimed);
+    // Whether each shared run is staged (straight); one that is not is read from global memory
+    // each time it is needed (tails, element-wise layouts).
+    [[maybe_unused]] bool run_staged[SharedChunks > 0 ? SharedChunks : 1];
+    if constexpr (SharedChunks > 0) {
+#pragma unroll
+      for (int k = 0; k < SharedChunks; ++k) {
+        const std::int64_t t = here.t0 + std::int64_t(k + 1) * Steps;
+        run_staged[k] = p.template straight<Steps>(t, here.vector);
+        if (run_staged[k]) stage::fetch(staged[k], p, here.batch_index, t, here.channel0);
+      }
+      stage::commit();
+    }
     V items[Steps][width];
     p.load(here.batch_index, here.t0, here.channel0, here.vector, items);
     if constexpr (PrefetchStoreInputs) {
-      p.template prefetch_store_inputs<Steps>(here.batch_index, here.t0, here.channel0, here.vector);
+      p.template prefetch_store_inputs<run>(here.batch_index, here.t0, here.channel0, here.vector);
     }
     if constexpr (PrefetchRounds > 0 && Problem::prefetch_ahead) {
       const std::int64_t ahead = claimed + std::int64_t(PrefetchRounds) * gridDim.x;
       if (ahead < tiles) {
-        const channel_place later = locate_channel_tile<Lanes, Steps>(p, tiling, ahead);
-        p.template prefetch_inputs<Steps>(later.batch_index, later.t0, later.channel0, later.vector);
+        const channel_place later = locate_channel_tile<Lanes, run>(p, tiling, ahead);
+        p.template prefetch_inputs<run>(later.batch_index, later.t0, later.channel0, later.vector);
       }
     }
-    const std::int64_t tile = here.tile, chunk = here.chunk, batch_index = here.batch_index;
-    const std::int64_t channel0 = here.channel0, t0 = here.t0;
-    const bool vector = here.vector;
-
-    tile_scan::scan(shared_scan, items);
-    const auto aggregate = [&](int v) -> const V& { return items[Steps - 1][v]; };
 
     V exclusive[width];
-    V* const own_aggregates = status.values(tile, tile_state::aggregate) + lane * width;
-    V* const own_inclusive = status.values(tile, tile_state::inclusive) + lane * width;
-    if (chunk == 0) {
+    if constexpr (SharedChunks == 0) {
+      tile_scan::scan(shared_scan, items);
+      resolve_channel_tile<Threads, Lanes, tile_scan>(p, status, tiling, here, items[Steps - 1], shared_scan, shared,
+                                                      shared_tile_prefix, lookback_window, exclusive);
 #pragma unroll
       for (int v = 0; v < width; ++v) {
-        exclusive[v] = channel0 + v < p.channels ? p.seed(batch_index, channel0 + v) : V::identity();
-      }
-      if (last_row) {
-        V inclusive[width];
 #pragma unroll
-        for (int v = 0; v < width; ++v) inclusive[v] = op(exclusive[v], aggregate(v));
-        store_maps(own_inclusive, inclusive);
+        for (int s = 0; s < Steps; ++s) items[s][v] = op(exclusive[v], items[s][v]);
       }
-      __syncthreads();
-      if (threadIdx.x == 0) status.publish_state(tile, tile_state::inclusive);
+      p.store(here.batch_index, here.t0, here.channel0, here.vector, items);
+      write_final_in_run(p, here, here.t0, items);
     } else {
-      if (last_row) store_maps(own_aggregates, items[Steps - 1]);
-      __syncthreads();
-      if (threadIdx.x == 0) status.publish_state(tile, tile_state::aggregate);
-
-      channel_lookback<Threads, Lanes, tile_scan>(status, tiling, here, items[Steps - 1], shared_scan, shared,
-                                                  shared_tile_prefix, lookback_window, exclusive);
-    }
-
+      // Step s of shared run k, converted.
+      const auto shared_step = [&](int k, int s, V (&item)[width]) {
+        if (run_staged[k]) {
+          stage::read_step(staged[k], p, s, item);
+        } else {
+          V one[1][width];
+          p.load(here.batch_index, here.t0 + std::int64_t(k + 1) * Steps + s, here.channel0, here.vector, one);
 #pragma unroll
-    for (int v = 0; v < width; ++v) {
-#pragma unroll
-      for (int s = 0; s < Steps; ++s) items[s][v] = op(exclusive[v], items[s][v]);
-    }
-    p.store(batch_index, t0, channel0, vector, items);
-    if (p.has_final() && chunk == tiling.chunks - 1) {
-#pragma unroll
-      for (int s = 0; s < Steps; ++s) {
-        if (t0 + s == p.length - 1) {
-#pragma unroll
-          for (int v = 0; v < width; ++v) {
-            if (channel0 + v < p.channels) p.write_final(batch_index, channel0 + v, items[s][v].b);
-          }
+          for (int v = 0; v < width; ++v) item[v] = one[0][v];
         }
+      };
+#pragma unroll
+      for (int s = 1; s < Steps; ++s) {
+#pragma unroll
+        for (int v = 0; v < width; ++v) items[s][v] = op(items[s - 1][v], items[s][v]);
+      }
+      V total[width];  // op over this thread's whole run
+#pragma unroll
+      for (int v = 0; v < width; ++v) total[v] = items[Steps - 1][v];
+      stage::wait();
+#pragma unroll
+      for (int k = 0; k < SharedChunks; ++k) {
+#pragma unroll
+        for (int s = 0; s < Steps; ++s) {
+          V item[width];
+          shared_step(k, s, item);
+#pragma unroll
+          for (int v = 0; v < width; ++v) total[v] = op(total[v], item[v]);
+        }
+      }
+      V before[width];  // op over the rows before this thread's
+      const bool has_before = tile_scan::rows_before(shared_scan, total, before);
+      V aggregate[width];  // the tile's, on the last row
+#pragma unroll
+      for (int v = 0; v < width; ++v) aggregate[v] = has_before ? op(before[v], total[v]) : total[v];
+      resolve_channel_tile<Threads, Lanes, tile_scan>(p, status, tiling, here, aggregate, shared_scan, shared,
+                                                      shared_tile_prefix, lookback_window, exclusive);
+      V carry[width];
+#pragma unroll
+      for (int v = 0; v < width; ++v) carry[v] = has_before ? op(exclusive[v], before[v]) : exclusive[v];
+#pragma unroll
+      for (int v = 0; v < width; ++v) {
+#pragma unroll
+        for (int s = 0; s < Steps; ++s) items[s][v] = op(carry[v], items[s][v]);
+      }
+      p.store(here.batch_index, here.t0, here.channel0, here.vector, items);
+      write_final_in_run(p, here, here.t0, items);
+#pragma unroll
+      for (int v = 0; v < width; ++v) carry[v] = items[Steps - 1][v];
+#pragma unroll
+      for (int k = 0; k < SharedChunks; ++k) {
+#pragma unroll
+        for (int s = 0; s < Steps; ++s) {
+          V item[width];
+          shared_step(k, s, item);
+#pragma unroll
+          for (int v = 0; v < width; ++v) items[s][v] = carry[v] = op(carry[v], item[v]);
+        }
+        const std::int64_t t = here.t0 + std::int64_t(k + 1) * Steps;
+        p.store(here.batch_index, t, here.channel0, here.vector, items);
+        write_final_in_run(p, here, t, items);
       }
     }
   }
 }
-
 
 }  // namespace linrec::detail

@@ -97,7 +97,8 @@ constexpr tensor_plan make_tensor_plan(const tensor_layout& l) noexcept {
                                     : Policy::channel_threads;
   const std::int64_t group = std::int64_t(p.lanes) * width;
   const std::int64_t steps = std::int64_t(threads / p.lanes) *
-                             (p.chosen == strategy::channel_walk ? Policy::channel_walk_steps : Policy::channel_steps);
+                             (p.chosen == strategy::channel_walk ? Policy::channel_walk_steps
+                                                                 : Policy::channel_steps * (1 + Policy::channel_shared_chunks));
   p.tiling.group = group;
   p.tiling.steps = steps;
   p.tiling.groups_per_batch = (l.channels + group - 1) / group;

@@ -23,13 +23,30 @@ template <typename Policy, int Lanes, typename Problem>
 status launch_channel_tiles_with(const tensor_plan& pl, void* temp, const Problem& p, cudaStream_t stream) {
   using T = typename Problem::value_type;
   constexpr int threads = Policy::channel_threads;
-  const auto kernel = channel_tiles_kernel<threads, Lanes, Policy::channel_steps, Policy::channel_min_blocks,
-                                           Policy::channel_prefetch_rounds, Policy::channel_prefetch_store_inputs, Problem>;
+  constexpr int shared_chunks = Policy::channel_shared_chunks;
+  const auto kernel = channel_tiles_kernel<threads, Lanes, Policy::channel_steps, shared_chunks,
+                                           Policy::channel_min_blocks, Policy::channel_prefetch_rounds,
+                                           Policy::channel_prefetch_store_inputs, Problem>;
+  constexpr std::size_t stage_bytes = tile_stage_bytes<threads, Policy::channel_steps, shared_chunks, Problem>;
+  static_assert(stage_bytes <= 227 * 1024, "channel_shared_chunks: the runs in shared memory outgrow an SM's 227 KB");
+  if constexpr (stage_bytes > 0) {
+    // As the staged walk (launch_channel_walk_with): shared memory over L1, and the opt-in past 48 KB.
+    if (const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                                   cudaSharedmemCarveoutMaxShared);
+        e != cudaSuccess) {
+      return status(e);
+    }
+    if (const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                   static_cast<int>(stage_bytes));
+        e != cudaSuccess) {
+      return status(e);
+    }
+  }
   const std::int64_t tiles = pl.tiling.tiles();
   // The grid size first: a failed query then leaves nothing enqueued. Persistent blocks take
   // tiles from the counter until none are left.
   std::int64_t blocks = 0;
-  if (const cudaError_t e = resident_blocks(kernel, threads, blocks); e != cudaSuccess) {
+  if (const cudaError_t e = resident_blocks(kernel, threads, blocks, stage_bytes); e != cudaSuccess) {
     return status(e);
   }
   blocks = std::min(blocks, tiles);
@@ -42,7 +59,7 @@ status launch_channel_tiles_with(const tensor_plan& pl, void* temp, const Proble
       e != cudaSuccess) {
     return status(e);
   }
-  kernel<<<grid_blocks(blocks), threads, 0, stream>>>(p, view, pl.tiling, lookback_window);
+  kernel<<<grid_blocks(blocks), threads, stage_bytes, stream>>>(p, view, pl.tiling, lookback_window);
   return status(cudaPeekAtLastError());
 }
 
