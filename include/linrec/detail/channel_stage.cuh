@@ -9,6 +9,7 @@
 
 #include <cuda_pipeline.h>
 
+#include <cstddef>
 #include <cstring>
 #include <type_traits>
 
@@ -103,5 +104,10 @@ struct channel_stage {
     }
   }
 };
+
+/// The dynamic shared memory `Count` stages of channel_stage<Threads, Steps, Problem> take (0 for none).
+template <int Threads, int Steps, int Count, typename Problem>
+inline constexpr std::size_t channel_stage_bytes =
+    Count > 0 ? sizeof(typename channel_stage<Threads, Steps, Problem>::temp_storage) * Count : 0;
 
 }  // namespace linrec::detail

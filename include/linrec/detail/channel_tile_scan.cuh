@@ -53,19 +53,29 @@ struct channel_tile_scan {
   /// Contains two __syncthreads() (one where not `transposed`), each after every thread has
   /// finished with `items` as passed in; call __syncthreads() before reusing `storage`.
   static __device__ __forceinline__ void scan(temp_storage& storage, affine<T> (&items)[Steps][width]) {
+    scan_own_steps(items);
+    affine<T> before[width];
+    if (rows_before(storage, items[Steps - 1], before)) apply_prefix(before, items);
+  }
+
+  /// The scan along this thread's own steps, in registers: items[s] becomes op over items[0..s].
+  static __device__ __forceinline__ void scan_own_steps(affine<T> (&items)[Steps][width]) {
     const affine_scan_op op;
 #pragma unroll
     for (int s = 1; s < Steps; ++s) {
 #pragma unroll
       for (int v = 0; v < width; ++v) items[s][v] = op(items[s - 1][v], items[s][v]);
     }
-    affine<T> before[width];
-    if (rows_before(storage, items[Steps - 1], before)) {
+  }
+
+  /// items[s][v] becomes op(prefix[v], items[s][v]): what comes before them, applied.
+  static __device__ __forceinline__ void apply_prefix(const affine<T> (&prefix)[width],
+                                                      affine<T> (&items)[Steps][width]) {
+    const affine_scan_op op;
 #pragma unroll
-      for (int v = 0; v < width; ++v) {
+    for (int v = 0; v < width; ++v) {
 #pragma unroll
-        for (int s = 0; s < Steps; ++s) items[s][v] = op(before[v], items[s][v]);
-      }
+      for (int s = 0; s < Steps; ++s) items[s][v] = op(prefix[v], items[s][v]);
     }
   }
 

@@ -235,11 +235,6 @@ __device__ __forceinline__ void write_final_in_run(const Problem& p, const chann
   }
 }
 
-/// The dynamic shared memory channel_tiles_kernel takes: SharedChunks runs of Steps steps a thread.
-template <int Threads, int Steps, int SharedChunks, typename Problem>
-inline constexpr std::size_t tile_stage_bytes =
-    SharedChunks > 0 ? sizeof(typename channel_stage<Threads, Steps, Problem>::temp_storage) * SharedChunks : 0;
-
 /// Each thread owns (1 + SharedChunks) × Steps consecutive time steps of a tile: the first Steps
 /// in registers, the rest copied into shared memory (cp.async, channel_stage) as the tile is
 /// claimed. With SharedChunks > 0 a thread folds its shared steps into its total after scanning
@@ -272,7 +267,7 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
   __shared__ alignas(16) V shared_tile_prefix[group];  // 16-byte aligned: a lane's maps load as vectors
   __shared__ channel_shared_scalars shared;
   using stage = channel_stage<Threads, Steps, Problem>;
-  extern __shared__ __align__(16) unsigned char tile_stages[];  // tile_stage_bytes
+  extern __shared__ __align__(16) unsigned char tile_stages[];  // SharedChunks stages: channel_stage_bytes
   [[maybe_unused]] auto* const staged = reinterpret_cast<typename stage::temp_storage*>(tile_stages);
 
   const std::int64_t tiles = status.tiles();
@@ -316,11 +311,7 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
       tile_scan::scan(shared_scan, items);
       resolve_channel_tile<Threads, Lanes, tile_scan>(p, status, tiling, here, items[Steps - 1], shared_scan, shared,
                                                       shared_tile_prefix, lookback_window, exclusive);
-#pragma unroll
-      for (int v = 0; v < width; ++v) {
-#pragma unroll
-        for (int s = 0; s < Steps; ++s) items[s][v] = op(exclusive[v], items[s][v]);
-      }
+      tile_scan::apply_prefix(exclusive, items);
       p.store(here.batch_index, here.t0, here.channel0, here.vector, items);
       write_final_in_run(p, here, here.t0, items);
     } else {
@@ -335,11 +326,7 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
           for (int v = 0; v < width; ++v) item[v] = one[0][v];
         }
       };
-#pragma unroll
-      for (int s = 1; s < Steps; ++s) {
-#pragma unroll
-        for (int v = 0; v < width; ++v) items[s][v] = op(items[s - 1][v], items[s][v]);
-      }
+      tile_scan::scan_own_steps(items);
       V total[width];  // op over this thread's whole run
 #pragma unroll
       for (int v = 0; v < width; ++v) total[v] = items[Steps - 1][v];
@@ -364,11 +351,7 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
       V carry[width];
 #pragma unroll
       for (int v = 0; v < width; ++v) carry[v] = has_before ? op(exclusive[v], before[v]) : exclusive[v];
-#pragma unroll
-      for (int v = 0; v < width; ++v) {
-#pragma unroll
-        for (int s = 0; s < Steps; ++s) items[s][v] = op(carry[v], items[s][v]);
-      }
+      tile_scan::apply_prefix(carry, items);
       p.store(here.batch_index, here.t0, here.channel0, here.vector, items);
       write_final_in_run(p, here, here.t0, items);
 #pragma unroll

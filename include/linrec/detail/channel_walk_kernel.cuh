@@ -15,11 +15,6 @@
 
 namespace linrec::detail {
 
-/// The dynamic shared memory channel_walk_kernel takes: its StageTiles stages.
-template <int Threads, int Steps, int StageTiles, typename Problem>
-inline constexpr std::size_t walk_stage_bytes =
-    StageTiles > 0 ? sizeof(typename channel_stage<Threads, Steps, Problem>::temp_storage) * StageTiles : 0;
-
 // At least 512 threads' worth of blocks per SM (128 registers a thread): [8, 4096, 4096] fp32
 // makes 512 walk blocks of 128 threads, one wave on the H200 at 4 per SM. (When its walk blocks
 // were 1024 of 64 threads, 150 registers, 6 per SM, took two waves: 0.39 against 0.89 of copy.)
@@ -44,7 +39,7 @@ __global__ void __launch_bounds__(Threads, 512 / Threads) channel_walk_kernel(Pr
   // The carry after each tile, from the last row; 16-byte aligned so a lane's maps load as vectors.
   __shared__ alignas(16) V tile_totals[tile_scan::group];
   using stage = channel_stage<Threads, Steps, Problem>;
-  // The stages, StageTiles of them, in dynamic shared memory (walk_stage_bytes): two tiles of a
+  // The stages, StageTiles of them, in dynamic shared memory (channel_stage_bytes): two tiles of a
   // 256-thread block pass the 48 KB a block's static shared memory may take.
   extern __shared__ __align__(16) unsigned char walk_stages[];
   [[maybe_unused]] auto* const staged = reinterpret_cast<typename stage::temp_storage*>(walk_stages);

@@ -19,6 +19,20 @@
 namespace linrec {
 namespace detail {
 
+// A kernel taking `stage_bytes` of dynamic shared memory for its stages: shared memory preferred
+// over L1 (the default split may leave too little for the blocks an SM should hold; the stages
+// read nothing twice from L1), and the opt-in the launch needs past 48 KB a block, static and
+// dynamic together (asked every time: the kernel's static part is the compiler's to know).
+template <typename Kernel>
+cudaError_t opt_into_stages(Kernel kernel, std::size_t stage_bytes) {
+  if (const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                                 cudaSharedmemCarveoutMaxShared);
+      e != cudaSuccess) {
+    return e;
+  }
+  return cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(stage_bytes));
+}
+
 template <typename Policy, int Lanes, typename Problem>
 status launch_channel_tiles_with(const tensor_plan& pl, void* temp, const Problem& p, cudaStream_t stream) {
   using T = typename Problem::value_type;
@@ -27,20 +41,10 @@ status launch_channel_tiles_with(const tensor_plan& pl, void* temp, const Proble
   const auto kernel = channel_tiles_kernel<threads, Lanes, Policy::channel_steps, shared_chunks,
                                            Policy::channel_min_blocks, Policy::channel_prefetch_rounds,
                                            Policy::channel_prefetch_store_inputs, Problem>;
-  constexpr std::size_t stage_bytes = tile_stage_bytes<threads, Policy::channel_steps, shared_chunks, Problem>;
+  constexpr std::size_t stage_bytes = channel_stage_bytes<threads, Policy::channel_steps, shared_chunks, Problem>;
   static_assert(stage_bytes <= 227 * 1024, "channel_shared_chunks: the runs in shared memory outgrow an SM's 227 KB");
   if constexpr (stage_bytes > 0) {
-    // As the staged walk (launch_channel_walk_with): shared memory over L1, and the opt-in past 48 KB.
-    if (const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
-                                                   cudaSharedmemCarveoutMaxShared);
-        e != cudaSuccess) {
-      return status(e);
-    }
-    if (const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                   static_cast<int>(stage_bytes));
-        e != cudaSuccess) {
-      return status(e);
-    }
+    if (const cudaError_t e = opt_into_stages(kernel, stage_bytes); e != cudaSuccess) return status(e);
   }
   const std::int64_t tiles = pl.tiling.tiles();
   // The grid size first: a failed query then leaves nothing enqueued. Persistent blocks take
@@ -79,22 +83,9 @@ status launch_channel_tiles(const tensor_plan& pl, void* temp, const Problem& p,
 template <int Threads, int Lanes, int Steps, int StageTiles, typename Problem>
 status launch_channel_walk_with(const tensor_plan& pl, const Problem& p, cudaStream_t stream) {
   const auto kernel = channel_walk_kernel<Threads, Lanes, Steps, StageTiles, Problem>;
-  constexpr std::size_t stage_bytes = walk_stage_bytes<Threads, Steps, StageTiles, Problem>;
+  constexpr std::size_t stage_bytes = channel_stage_bytes<Threads, Steps, StageTiles, Problem>;
   if constexpr (stage_bytes > 0) {
-    // The staged tiles take shared memory the default split may leave to L1, which would cut
-    // the blocks per SM; the walk reads nothing twice, so L1 is worth less than occupancy.
-    if (const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
-                                                   cudaSharedmemCarveoutMaxShared);
-        e != cudaSuccess) {
-      return status(e);
-    }
-    // Past 48 KB a block, static and dynamic together, the launch must opt in (asked every time:
-    // the kernel's static part is the compiler's to know).
-    if (const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                   static_cast<int>(stage_bytes));
-        e != cudaSuccess) {
-      return status(e);
-    }
+    if (const cudaError_t e = opt_into_stages(kernel, stage_bytes); e != cudaSuccess) return status(e);
   }
   kernel<<<grid_blocks(pl.tiling.groups), Threads, stage_bytes, stream>>>(p, pl.tiling);
   return status(cudaPeekAtLastError());
