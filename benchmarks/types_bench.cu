@@ -288,11 +288,14 @@ struct tile_window : linrec::default_policy<S> {
 };
 
 // Tuning: the channel tiles with each thread's run continued in shared memory, Chunks more runs
-// of the default steps (channel_shared_chunks).
-template <typename S, int Chunks>
+// of the default steps (channel_shared_chunks), asking L2 for tiles PrefetchRounds rounds ahead
+// (the type's default unless given: a tile (1 + Chunks) times as tall asks for as many more
+// bytes a round, which may outgrow what L2 keeps until the round comes).
+template <typename S, int Chunks, int PrefetchRounds = linrec::default_policy<S>::channel_prefetch_rounds>
 struct tile_shared_runs : linrec::default_policy<S> {
   static constexpr linrec::strategy forced = linrec::strategy::channel_tiles;
   static constexpr int channel_shared_chunks = Chunks;
+  static constexpr int channel_prefetch_rounds = PrefetchRounds;
 };
 
 // The channel tiles with the default knobs: what the shapes with few channel groups took before
@@ -389,6 +392,10 @@ void register_all() {
         add("tune_bf16_shared3", [=](benchmark::State& st) { bench_typed<bf16, tile_shared_runs<bf16, 3>>(st, l); });
         add("tune_fp16_shared3", [=](benchmark::State& st) { bench_typed<__half, tile_shared_runs<__half, 3>>(st, l); });
         add("tune_complex64_shared1", [=](benchmark::State& st) { bench_typed<cfloat, tile_shared_runs<cfloat, 1>>(st, l); });
+        add("tune_bf16_shared1_prefetch0", [=](benchmark::State& st) { bench_typed<bf16, tile_shared_runs<bf16, 1, 0>>(st, l); });
+        add("tune_bf16_shared2_prefetch0", [=](benchmark::State& st) { bench_typed<bf16, tile_shared_runs<bf16, 2, 0>>(st, l); });
+        add("tune_bf16_shared3_prefetch0", [=](benchmark::State& st) { bench_typed<bf16, tile_shared_runs<bf16, 3, 0>>(st, l); });
+        add("tune_complex64_shared1_prefetch0", [=](benchmark::State& st) { bench_typed<cfloat, tile_shared_runs<cfloat, 1, 0>>(st, l); });
         add("tune_bf16_tiles", [=](benchmark::State& st) { bench_typed<bf16, forced_tiles<bf16>>(st, l); });
         add("tune_fp32_tiles", [=](benchmark::State& st) { bench_typed<float, forced_tiles<float>>(st, l); });
         add("tune_complex64_tiles", [=](benchmark::State& st) { bench_typed<cfloat, forced_tiles<cfloat>>(st, l); });
