@@ -191,13 +191,13 @@ __global__ void sequential_adjoint_typed(const S* a, const S* h, const S* g, S* 
 }
 
 // The backward pass in storage S: a, h and g read, da and db written (5 elements moved per step).
-template <typename S>
+template <typename S, typename Policy = linrec::default_policy<S>>
 void bench_typed_backward(benchmark::State& state, tensor_layout l) {
   const std::int64_t n = l.elements();
   const std::size_t moved = 5 * sizeof(S) * std::size_t(n);
   const double roofline_ms = copy_ms(moved);
   std::size_t temp_bytes = 0;
-  if (!linrec::linear_recurrence_backward<S>(nullptr, temp_bytes, nullptr, nullptr, nullptr, nullptr, nullptr, l)) {
+  if (!linrec::linear_recurrence_backward<S, Policy>(nullptr, temp_bytes, nullptr, nullptr, nullptr, nullptr, nullptr, l)) {
     state.SkipWithError("size query failed");
     return;
   }
@@ -222,7 +222,7 @@ void bench_typed_backward(benchmark::State& state, tensor_layout l) {
   linrec::status status;
   const auto call = [&](int c) {
     std::size_t bytes = temp_bytes;
-    status = linrec::linear_recurrence_backward<S>(temp, bytes, a[c], h[c], g[c], da, db, l, nullptr, nullptr,
+    status = linrec::linear_recurrence_backward<S, Policy>(temp, bytes, a[c], h[c], g[c], da, db, l, nullptr, nullptr,
                                                    nullptr, bench_stream());
   };
   call(0);
@@ -392,6 +392,10 @@ void register_all() {
         add("tune_bf16_shared3", [=](benchmark::State& st) { bench_typed<bf16, tile_shared_runs<bf16, 3>>(st, l); });
         add("tune_fp16_shared3", [=](benchmark::State& st) { bench_typed<__half, tile_shared_runs<__half, 3>>(st, l); });
         add("tune_complex64_shared1", [=](benchmark::State& st) { bench_typed<cfloat, tile_shared_runs<cfloat, 1>>(st, l); });
+        // The defaults before session 35 (no runs in shared memory; complex64 asking L2 a round ahead).
+        add("tune_bf16_shared0", [=](benchmark::State& st) { bench_typed<bf16, tile_shared_runs<bf16, 0>>(st, l); });
+        add("tune_bf16_backward_shared0", [=](benchmark::State& st) { bench_typed_backward<bf16, tile_shared_runs<bf16, 0>>(st, l); });
+        add("tune_complex64_shared0_prefetch1", [=](benchmark::State& st) { bench_typed<cfloat, tile_shared_runs<cfloat, 0, 1>>(st, l); });
         add("tune_bf16_shared1_prefetch0", [=](benchmark::State& st) { bench_typed<bf16, tile_shared_runs<bf16, 1, 0>>(st, l); });
         add("tune_bf16_shared2_prefetch0", [=](benchmark::State& st) { bench_typed<bf16, tile_shared_runs<bf16, 2, 0>>(st, l); });
         add("tune_bf16_shared3_prefetch0", [=](benchmark::State& st) { bench_typed<bf16, tile_shared_runs<bf16, 3, 0>>(st, l); });
