@@ -231,18 +231,17 @@ struct default_policy {
   /// dynamic shared memory is this × channel_steps × 32 bytes a thread (fp32 at 256 threads and
   /// 16 steps: 128 KB a run), and must fit one block an SM.
   ///
-  /// One run by default for 2-byte storage carried in float (bf16, fp16) and for complex64, none
-  /// for the rest. H100, session 35, [1, 65536, 1024], two same-binary rounds, fraction of copy:
-  /// bf16 one run 0.68 / 0.67 against none 0.61 / 0.61 (two runs 0.35, three 0.27, with or
-  /// without the L2 prefetch: not understood; ptxas reports 36-160 bytes of spills there);
-  /// complex64 one run without the L2 prefetch 0.83 / 0.83 against none 0.77 / 0.77 (with the
-  /// prefetch 0.61: tiles twice as tall ask twice the bytes a round ahead, more than L2 keeps).
-  /// fp32 stays at none: 0.83 against 0.86 at [1, 65536, 1024], 0.87 against 0.88 at
-  /// [1, 262144, 1024], and its backward pass 0.78 against 0.90; but at [1, 2^22, 64], two
-  /// channel groups, 0.82 against 0.75: a taller tile pays where few groups leave each group's
-  /// look-back chain long (docs/performance.md).
-  static constexpr int channel_shared_chunks =
-      (vector_items >= 8 && sizeof(Accumulator) == 4) || (vector_items == 2 && is_complex_v<Accumulator>) ? 1 : 0;
+  /// One run by default for 2-byte storage carried in float (bf16, fp16), none for the rest.
+  /// H200, session 35, [1, 65536, 1024], same binary: bf16 one run 0.55 of copy against none
+  /// 0.47 (H100, two rounds: 0.68 against 0.61; two runs 0.35, three 0.27, with or without the
+  /// L2 prefetch: not understood; ptxas reports 36-160 bytes of spills there). complex64 one run
+  /// without the L2 prefetch measured 0.83 against 0.77 on the H100 but 0.65 against 0.78 on the
+  /// H200 (with the prefetch, 0.61 on the H100: tiles twice as tall ask twice the bytes a round
+  /// ahead), so it keeps none. fp32 keeps none: 0.66 against 0.76 at [1, 65536, 1024] (H200), and
+  /// its backward pass 0.78 against 0.90 (H100); but at [1, 2^22, 64], two channel groups, 0.70
+  /// against 0.64 (H200; H100 0.82 against 0.75): a taller tile pays where few groups leave each
+  /// group's look-back chain long (docs/performance.md).
+  static constexpr int channel_shared_chunks = vector_items >= 8 && sizeof(Accumulator) == 4 ? 1 : 0;
   /// channel_tiles: lanes across channels are the fewest of 8, 16 and 32 that cover the channels,
   /// but at most this many (8, 16 or 32). Fewer lanes make a tile narrower and taller in time, so
   /// each look-back reads fewer channels' carries, over fewer chunks in flight. H200, fp32
@@ -262,8 +261,7 @@ struct default_policy {
   /// 0.783 against 0.767 / 0.773. (An earlier fp32 kernel measured 1 round 0.55, 0.71, 0.74,
   /// 0.63 at 4096, 65536, 262144 and 2^22 × 64 against none 0.55, 0.70, 0.72, 0.60; 2 rounds
   /// 0.54, 0.60, 0.60, 0.51, the prefetched tiles outgrowing what L2 keeps.)
-  /// complex64 asks none since its tiles hold a run in shared memory (channel_shared_chunks).
-  static constexpr int channel_prefetch_rounds = vector_items == 4 || (channel_shared_chunks > 0 && vector_items == 2) ? 0 : 1;
+  static constexpr int channel_prefetch_rounds = vector_items == 4 ? 0 : 1;
   /// channel_tiles: what a tile's store reads (the backward pass's h) is asked into L2 when the
   /// tile is loaded, not read from DRAM after its look-back: 0.84 of copy against 0.80 for the
   /// backward pass at [1, 65536, 1024] fp32 (H200).
