@@ -360,6 +360,7 @@ struct shared_runs_tuning : linrec::default_policy<float> {
   static constexpr linrec::strategy forced = linrec::strategy::channel_tiles;
   static constexpr int channel_steps = Steps;
   static constexpr int channel_shared_chunks = Chunks;
+  static constexpr std::int64_t channel_few_groups = 0;  // these runs for every shape
 };
 // The channel tiles' L2 prefetch: tiles this many rounds ahead (forward only), and the backward
 // pass's h when a tile is loaded.
@@ -375,6 +376,13 @@ template <std::int64_t WideFrom>
 struct window_tuning : linrec::default_policy<float> {
   static constexpr linrec::strategy forced = linrec::strategy::channel_tiles;
   static constexpr std::int64_t channel_wide_lookback_in_flight = WideFrom;
+};
+// Tuning: tiles with channel_few_groups_shared_chunks runs in shared memory up to this many
+// channel groups (0: never, the default before session 36 for fp32).
+template <std::int64_t FewGroups>
+struct few_groups_tuning : linrec::default_policy<float> {
+  static constexpr linrec::strategy forced = linrec::strategy::channel_tiles;
+  static constexpr std::int64_t channel_few_groups = FewGroups;
 };
 // Tuning candidates for the channel walk: block threads, lanes across channels (each 4 channels),
 // steps a thread scans, whether each thread's tiles are staged in shared memory, and how many
@@ -399,6 +407,7 @@ void register_all() {
       {"btc", 1, 1 << 22, 64},  {"btc", 8, 4096, 4096},  {"tbc", 8, 4096, 4096},  {"btc", 1, 1024, 262144},
       {"btc", 1, 1024, 1024},   {"btc", 1, 1024, 64},  // launch-bound: 12 MB and 768 KB
       {"btc", 4, 16384, 2048},  // 128 groups of the walk, 1024 narrow groups: eight waves of narrow walks
+      {"btc", 1, 1 << 21, 128}, {"btc", 1, 1 << 20, 256},  // 4 and 8 channel groups of the tiles
   };
   for (const shape& s : shapes) {
     const bool time_major = std::string(s.layout) == "tbc";
@@ -432,6 +441,13 @@ void register_all() {
     }
     if (s.batch * s.channels <= 256 * 32) {  // the shapes that took channel_tiles before the narrow walk
       add("tune_tiles", [=](benchmark::State& st) { bench_linrec<window_tuning<32>>(st, l, dims); });  // the default's knobs
+    }
+    if (s.batch == 1 && s.length >= (1 << 20) && s.channels <= 256) {
+      // Few channel groups (2, 4, 8): one run in shared memory or none, forward and backward.
+      add("tune_tiles_few_groups0", [=](benchmark::State& st) { bench_linrec<few_groups_tuning<0>>(st, l, dims); });
+      add("tune_tiles_few_groups8", [=](benchmark::State& st) { bench_linrec<few_groups_tuning<8>>(st, l, dims); });
+      add("linrec_backward", [=](benchmark::State& st) { bench_backward(st, l, dims); });
+      add("tune_backward_few_groups0", [=](benchmark::State& st) { bench_backward<few_groups_tuning<0>>(st, l, dims); });
     }
     if (s.batch * s.channels < 256 * 32) {  // the shapes that take channel_tiles (default: 8 lanes x 16 steps, 1 block per SM)
       add("tune_tiles_shared1", [=](benchmark::State& st) { bench_linrec<shared_runs_tuning<1>>(st, l, dims); });

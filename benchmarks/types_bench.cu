@@ -295,6 +295,7 @@ template <typename S, int Chunks, int PrefetchRounds = linrec::default_policy<S>
 struct tile_shared_runs : linrec::default_policy<S> {
   static constexpr linrec::strategy forced = linrec::strategy::channel_tiles;
   static constexpr int channel_shared_chunks = Chunks;
+  static constexpr std::int64_t channel_few_groups = 0;  // these runs for every shape
   static constexpr int channel_prefetch_rounds = PrefetchRounds;
 };
 

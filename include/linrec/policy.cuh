@@ -242,6 +242,16 @@ struct default_policy {
   /// against 0.64 (H200; H100 0.82 against 0.75): a taller tile pays where few groups leave each
   /// group's look-back chain long (docs/performance.md).
   static constexpr int channel_shared_chunks = vector_items >= 8 && sizeof(Accumulator) == 4 ? 1 : 0;
+  /// channel_tiles: where the channel groups (batch × groups of a tile's channels) are at most
+  /// channel_few_groups, tiles take channel_few_groups_shared_chunks runs in shared memory instead
+  /// of channel_shared_chunks (0 groups: never). Few groups leave each group's look-back chain
+  /// long (on an H200's 132 SMs, 2 groups keep 66 chunks of each in flight), so there a taller
+  /// tile pays its look-back over more bytes, where with many groups it only slows the tile. On
+  /// for fp32 (1 run at up to 4 groups); a policy that sets channel_shared_chunks for every shape
+  /// sets this to 0. H200, session 35, fp32, same binary: [1, 2^22, 64] (2 groups) one run 0.70 of
+  /// copy against none 0.64; [1, 65536, 1024] (32 groups) 0.66 against 0.76.
+  static constexpr std::int64_t channel_few_groups = vector_items == 4 && sizeof(Accumulator) == 4 ? 4 : 0;
+  static constexpr int channel_few_groups_shared_chunks = 1;
   /// channel_tiles: lanes across channels are the fewest of 8, 16 and 32 that cover the channels,
   /// but at most this many (8, 16 or 32). Fewer lanes make a tile narrower and taller in time, so
   /// each look-back reads fewer channels' carries, over fewer chunks in flight. H200, fp32

@@ -73,6 +73,7 @@ struct shared_runs_tiles_policy : linrec::default_policy<T> {
   static constexpr strategy forced = strategy::channel_tiles;
   static constexpr int channel_steps = Steps;
   static constexpr int channel_shared_chunks = Chunks;
+  static constexpr std::int64_t channel_few_groups = 0;  // these runs for every shape
 };
 
 // The look-back kernel that resolves each tile before claiming the next (the default defers).
@@ -93,10 +94,17 @@ class tensor_layouts_test : public gpu_test {
     const auto out = run_tensor_on_device<T, Policy>(p, tensor_alias::none, misalign);
     expect_tensor_matches_reference(p, out);
   }
-  // Time steps per channel tile for `channels` channels.
-  static std::int64_t tile_steps(std::int64_t channels) {
+  // The default policy's plan for a long [batch, time, channels] tensor (channel tiles).
+  static linrec::detail::tensor_plan tiles_plan(std::int64_t batch, std::int64_t channels) {
     using P = linrec::default_policy<T>;
-    return std::int64_t(P::channel_threads / linrec::detail::channel_lanes<linrec::detail::vector_width<T>, P::channel_max_lanes>(channels)) * P::channel_steps;
+    return linrec::detail::make_tensor_plan<typename P::accumulator_type, linrec::detail::vector_width<T>, P>(
+        tensor_layout::batch_time_channels(batch, std::int64_t(1) << 20, channels));
+  }
+  // Time steps per channel tile for `batch` × `channels` channels (taller where the groups are few).
+  static std::int64_t tile_steps(std::int64_t batch, std::int64_t channels) {
+    const auto plan = tiles_plan(batch, channels);
+    EXPECT_EQ(plan.chosen, strategy::channel_tiles);
+    return plan.tiling.steps;
   }
 };
 
@@ -128,7 +136,7 @@ TYPED_TEST(tensor_layouts_test, common_layouts_match_float64_reference) {
 
 TYPED_TEST(tensor_layouts_test, matches_reference_at_chunk_edges_for_every_lane_count) {
   for (const std::int64_t channels : {4, 20, 33, 64, 65, 129}) {
-    const std::int64_t steps = TestFixture::tile_steps(channels);
+    const std::int64_t steps = TestFixture::tile_steps(2, channels);
     for (const std::int64_t length : {std::int64_t(1), std::int64_t(2), steps - 1, steps, steps + 1, 3 * steps + 5}) {
       SCOPED_TRACE(::testing::Message() << "channels " << channels << " length " << length);
       this->check(tensor_layout::batch_time_channels(2, length, channels));
@@ -221,6 +229,34 @@ TYPED_TEST(tensor_layouts_test, long_time_few_channels_and_many_tiles) {
   this->template check<WideWindow>(tensor_layout::batch_time_channels(1, (1 << 17) + 7, 64), a_dist::half_to_one, true);
   this->template check<WideWindow>(tensor_layout::batch_time_channels(2, 3001, 67), a_dist::half_to_one, true, -1, 1);
   this->template check<WideWindow>(tensor_layout::batch_time_channels(1, 50001, 5).reversed(), a_dist::long_memory);
+}
+
+// Few channel groups take tiles with channel_few_groups_shared_chunks runs in shared memory
+// (fp32 by default: up to 4 groups, one run), more groups channel_shared_chunks: both sides of
+// the threshold, at chunk edges, reversed, with a tail and element-wise.
+TYPED_TEST(tensor_layouts_test, few_channel_groups_take_their_own_runs) {
+  using T = TypeParam;
+  using P = linrec::default_policy<T>;
+  const std::int64_t group = TestFixture::tiles_plan(1, 4096).tiling.group;
+  const std::int64_t few = std::max<std::int64_t>(P::channel_few_groups, 2);  // (double: no threshold)
+  for (const std::int64_t groups : {std::int64_t(1), few, few + 1}) {
+    const std::int64_t channels = groups * group;
+    const auto plan = TestFixture::tiles_plan(1, channels);
+    EXPECT_EQ(plan.tiling.groups, groups);
+    const int runs = groups <= P::channel_few_groups ? P::channel_few_groups_shared_chunks : P::channel_shared_chunks;
+    EXPECT_EQ(plan.shared_chunks, runs);
+    const std::int64_t steps = plan.tiling.steps;
+    for (const std::int64_t length : {steps - 1, steps + 1, 3 * steps + 5}) {
+      SCOPED_TRACE(::testing::Message() << "groups " << groups << ", runs " << runs << ", length " << length);
+      this->check(tensor_layout::batch_time_channels(1, length, channels));
+      this->check(tensor_layout::batch_time_channels(1, length, channels - 3).reversed(), a_dist::minus_one_to_one);
+      this->check(tensor_layout::batch_time_channels(1, length, channels), a_dist::long_memory, true, -1, 1);
+    }
+  }
+  if constexpr (std::is_same_v<T, float>) {  // the default's threshold for fp32, as documented
+    EXPECT_EQ(TestFixture::tiles_plan(2, 64).shared_chunks, 1);
+    EXPECT_EQ(TestFixture::tiles_plan(1, 1024).shared_chunks, 0);
+  }
 }
 
 // Tiles whose threads hold part of their runs in shared memory: chunk edges, several channel
@@ -421,7 +457,7 @@ TYPED_TEST(tensor_layouts_test, tiles_taller_than_a_warp_match_reference) {
 TYPED_TEST(tensor_layouts_test, reverse_matches_float64_reference_on_every_path) {
   using T = TypeParam;
   using Forced = typename TestFixture::forced_channel_tiles;
-  const std::int64_t steps = this->tile_steps(64);
+  const std::int64_t steps = this->tile_steps(2, 64);
   for (const std::int64_t length : {std::int64_t(1), steps - 1, steps + 1, 7 * steps + 3}) {
     SCOPED_TRACE(length);
     this->check(tensor_layout::batch_time_channels(2, length, 64).reversed());

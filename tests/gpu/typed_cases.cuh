@@ -332,6 +332,7 @@ template <typename Base, int Chunks>
 struct shared_runs_typed_policy : Base {
   static constexpr strategy forced = strategy::channel_tiles;
   static constexpr int channel_shared_chunks = Chunks;
+  static constexpr std::int64_t channel_few_groups = 0;  // these runs for every shape
 };
 
 template <typename A, typename B, typename H, int Chunks>

@@ -50,6 +50,7 @@ struct tensor_plan {
   int lanes;              // the channel strategies: lanes across channels
   bool narrow_walk;       // channel_walk: over narrow groups (channel_narrow_walk_*)
   channel_tiling tiling;  // channel_tiles
+  int shared_chunks;      // channel_tiles: runs a thread holds in shared memory (channel_shared_chunks)
   std::size_t temp_bytes;
 };
 
@@ -96,13 +97,18 @@ constexpr tensor_plan make_tensor_plan(const tensor_layout& l) noexcept {
                       : walk        ? Policy::channel_walk_threads
                                     : Policy::channel_threads;
   const std::int64_t group = std::int64_t(p.lanes) * width;
-  const std::int64_t steps = std::int64_t(threads / p.lanes) *
-                             (p.chosen == strategy::channel_walk ? Policy::channel_walk_steps
-                                                                 : Policy::channel_steps * (1 + Policy::channel_shared_chunks));
   p.tiling.group = group;
-  p.tiling.steps = steps;
   p.tiling.groups_per_batch = (l.channels + group - 1) / group;
   p.tiling.groups = l.batch * p.tiling.groups_per_batch;
+  p.shared_chunks = 0;
+  if (p.chosen == strategy::channel_tiles) {
+    const bool few = Policy::channel_few_groups > 0 && p.tiling.groups <= Policy::channel_few_groups;
+    p.shared_chunks = few ? Policy::channel_few_groups_shared_chunks : Policy::channel_shared_chunks;
+  }
+  const std::int64_t steps = std::int64_t(threads / p.lanes) *
+                             (p.chosen == strategy::channel_walk ? Policy::channel_walk_steps
+                                                                 : Policy::channel_steps * (1 + p.shared_chunks));
+  p.tiling.steps = steps;
   p.tiling.chunks = (l.length + steps - 1) / steps;
   p.temp_bytes = temp_alignment;  // the walk carries on chip: no tile status
   if (p.chosen == strategy::channel_tiles && l.elements() > 0) p.temp_bytes += channel_tile_status<Acc>::bytes(p.tiling.tiles(), group);

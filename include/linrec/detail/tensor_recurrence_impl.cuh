@@ -33,16 +33,18 @@ cudaError_t opt_into_stages(Kernel kernel, std::size_t stage_bytes) {
   return cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(stage_bytes));
 }
 
-template <typename Policy, int Lanes, typename Problem>
+template <typename Policy, int Lanes, int SharedChunks, typename Problem>
 status launch_channel_tiles_with(const tensor_plan& pl, void* temp, const Problem& p, cudaStream_t stream) {
   using T = typename Problem::value_type;
   constexpr int threads = Policy::channel_threads;
-  constexpr int shared_chunks = Policy::channel_shared_chunks;
+  constexpr int shared_chunks = SharedChunks;
   const auto kernel = channel_tiles_kernel<threads, Lanes, Policy::channel_steps, shared_chunks,
                                            Policy::channel_min_blocks, Policy::channel_prefetch_rounds,
                                            Policy::channel_prefetch_store_inputs, Problem>;
   constexpr std::size_t stage_bytes = channel_stage_bytes<threads, Policy::channel_steps, shared_chunks, Problem>;
-  static_assert(stage_bytes <= 227 * 1024, "channel_shared_chunks: the runs in shared memory outgrow an SM's 227 KB");
+  static_assert(stage_bytes <= 227 * 1024,
+                "channel_shared_chunks or channel_few_groups_shared_chunks: the runs in shared memory outgrow an "
+                "SM's 227 KB");
   if constexpr (stage_bytes > 0) {
     if (const cudaError_t e = opt_into_stages(kernel, stage_bytes); e != cudaSuccess) return status(e);
   }
@@ -67,17 +69,27 @@ status launch_channel_tiles_with(const tensor_plan& pl, void* temp, const Proble
   return status(cudaPeekAtLastError());
 }
 
-template <typename Policy, typename Problem>
-status launch_channel_tiles(const tensor_plan& pl, void* temp, const Problem& p, cudaStream_t stream) {
+template <typename Policy, int SharedChunks, typename Problem>
+status launch_channel_tiles_runs(const tensor_plan& pl, void* temp, const Problem& p, cudaStream_t stream) {
   static_assert(Policy::channel_max_lanes == 8 || Policy::channel_max_lanes == 16 || Policy::channel_max_lanes == 32,
                 "channel_max_lanes must be 8, 16 or 32");
   if constexpr (Policy::channel_max_lanes >= 32) {
-    if (pl.lanes == 32) return launch_channel_tiles_with<Policy, 32>(pl, temp, p, stream);
+    if (pl.lanes == 32) return launch_channel_tiles_with<Policy, 32, SharedChunks>(pl, temp, p, stream);
   }
   if constexpr (Policy::channel_max_lanes >= 16) {
-    if (pl.lanes == 16) return launch_channel_tiles_with<Policy, 16>(pl, temp, p, stream);
+    if (pl.lanes == 16) return launch_channel_tiles_with<Policy, 16, SharedChunks>(pl, temp, p, stream);
   }
-  return launch_channel_tiles_with<Policy, 8>(pl, temp, p, stream);
+  return launch_channel_tiles_with<Policy, 8, SharedChunks>(pl, temp, p, stream);
+}
+
+template <typename Policy, typename Problem>
+status launch_channel_tiles(const tensor_plan& pl, void* temp, const Problem& p, cudaStream_t stream) {
+  constexpr int few_groups_runs = Policy::channel_few_groups_shared_chunks;
+  // A second kernel only where the policy asks for one: few groups with their own runs.
+  if constexpr (Policy::channel_few_groups > 0 && few_groups_runs != Policy::channel_shared_chunks) {
+    if (pl.shared_chunks == few_groups_runs) return launch_channel_tiles_runs<Policy, few_groups_runs>(pl, temp, p, stream);
+  }
+  return launch_channel_tiles_runs<Policy, Policy::channel_shared_chunks>(pl, temp, p, stream);
 }
 
 template <int Threads, int Lanes, int Steps, int StageTiles, typename Problem>
