@@ -384,6 +384,10 @@ struct few_groups_tuning : linrec::default_policy<float> {
   static constexpr linrec::strategy forced = linrec::strategy::channel_tiles;
   static constexpr std::int64_t channel_few_groups = FewGroups;
 };
+// The same, asking L2 for the tile a grid's round ahead: a tile twice as tall asks twice the bytes.
+struct few_groups_prefetch_tuning : few_groups_tuning<linrec::default_policy<float>::channel_few_groups> {
+  static constexpr int channel_prefetch_rounds = 1;
+};
 // Tuning candidates for the channel walk: block threads, lanes across channels (each 4 channels),
 // steps a thread scans, whether each thread's tiles are staged in shared memory, and how many
 // tiles ahead.
@@ -443,11 +447,13 @@ void register_all() {
       add("tune_tiles", [=](benchmark::State& st) { bench_linrec<window_tuning<32>>(st, l, dims); });  // the default's knobs
     }
     if (s.batch == 1 && s.length >= (1 << 20) && s.channels <= 256) {
-      // Few channel groups (2, 4, 8): one run in shared memory or none, forward and backward.
+      // Few channel groups (2, 4, 8): one run in shared memory or none, forward and backward (the
+      // backward pass ignores channel_few_groups: its line with one run is shared_runs_tuning's).
       add("tune_tiles_few_groups0", [=](benchmark::State& st) { bench_linrec<few_groups_tuning<0>>(st, l, dims); });
       add("tune_tiles_few_groups8", [=](benchmark::State& st) { bench_linrec<few_groups_tuning<8>>(st, l, dims); });
+      add("tune_tiles_few_groups_prefetch1", [=](benchmark::State& st) { bench_linrec<few_groups_prefetch_tuning>(st, l, dims); });
       add("linrec_backward", [=](benchmark::State& st) { bench_backward(st, l, dims); });
-      add("tune_backward_few_groups0", [=](benchmark::State& st) { bench_backward<few_groups_tuning<0>>(st, l, dims); });
+      add("tune_backward_tiles_shared1", [=](benchmark::State& st) { bench_backward<shared_runs_tuning<1>>(st, l, dims); });
     }
     if (s.batch * s.channels < 256 * 32) {  // the shapes that take channel_tiles (default: 8 lanes x 16 steps, 1 block per SM)
       add("tune_tiles_shared1", [=](benchmark::State& st) { bench_linrec<shared_runs_tuning<1>>(st, l, dims); });

@@ -211,8 +211,7 @@ struct staged_walk : forced_policy<T, strategy::channel_walk> {
 // default steps (channel_shared_chunks).
 template <typename T>
 struct shared_runs_tiles : forced_policy<T, strategy::channel_tiles> {
-  static constexpr int channel_shared_chunks = 1;
-  static constexpr std::int64_t channel_few_groups = 0;  // these runs for every shape
+  static constexpr int channel_shared_chunks = 1;  // (the backward pass ignores channel_few_groups)
 };
 
 template <typename T>
