@@ -2,6 +2,7 @@
 // and the path is chosen from the strides as documented. No GPU needed: nothing is dereferenced.
 #include <gtest/gtest.h>
 #include <linrec/linear_recurrence.cuh>
+#include <linrec/linear_recurrence_backward.cuh>
 
 #include <cstdint>
 #include <cstring>
@@ -158,6 +159,48 @@ TEST(tensor_path_choice, follows_the_strides) {
   tensor_layout broadcast = tensor_layout::batch_channels_time(4, 1000, 8);
   broadcast.a.batch = 0;  // not one row stride for all three operands
   EXPECT_EQ(linrec::chosen_strategy<float>(broadcast), strategy::channel_tiles);
+}
+
+// The forward plan of default_policy<T> for a layout, and the backward pass's.
+template <typename T>
+linrec::detail::tensor_plan forward_plan_of(const tensor_layout& l) {
+  using P = linrec::default_policy<T>;
+  return linrec::detail::make_tensor_plan<typename P::accumulator_type, linrec::detail::vector_width<T>, P>(l);
+}
+
+TEST(tensor_path_choice, few_channel_groups_take_taller_fp32_tiles_forward) {
+  // fp32 tiles are 32 channels wide; up to 4 groups (batch x tiles across channels) take one run
+  // in shared memory, so 32 rows x 16 steps x 2 = 1024 steps a tile; more groups 512.
+  struct expect {
+    tensor_layout layout;
+    int shared_chunks;
+    std::int64_t steps;
+  };
+  for (const expect& e : {expect{tensor_layout::batch_time_channels(1, 1 << 22, 64), 1, 1024},
+                          expect{tensor_layout::batch_time_channels(1, 1 << 21, 128), 1, 1024},
+                          expect{tensor_layout::batch_time_channels(2, 1 << 20, 64), 1, 1024},
+                          expect{tensor_layout::time_batch_channels(4, 5000, 3), 1, 1024},
+                          expect{tensor_layout::batch_time_channels(1, 1 << 21, 160), 0, 512},
+                          expect{tensor_layout::batch_time_channels(1, 65536, 1024), 0, 512}}) {
+    SCOPED_TRACE(::testing::Message() << e.layout.batch << " x " << e.layout.length << " x " << e.layout.channels);
+    const auto plan = forward_plan_of<float>(e.layout);
+    EXPECT_EQ(plan.chosen, strategy::channel_tiles);
+    EXPECT_EQ(plan.shared_chunks, e.shared_chunks);
+    EXPECT_EQ(plan.tiling.steps, e.steps);
+    EXPECT_EQ(plan.tiling.chunks, (e.layout.length + e.steps - 1) / e.steps);
+    // The backward pass keeps the tiles of every other shape (channel_few_groups is forward only),
+    // so where the forward's tiles are taller it holds twice the tiles' status.
+    const auto backward = linrec::detail::backward_plan<float, linrec::default_policy<float>>(e.layout);
+    EXPECT_EQ(backward.shared_chunks, 0);
+    EXPECT_EQ(backward.tiling.steps, 512);
+    if (e.shared_chunks > 0) EXPECT_GT(backward.temp_bytes, plan.temp_bytes);
+  }
+  // The other types keep channel_shared_chunks at any number of groups: none for double and
+  // complex64, one for bf16.
+  EXPECT_EQ(forward_plan_of<double>(tensor_layout::batch_time_channels(1, 1 << 22, 64)).shared_chunks, 0);
+  EXPECT_EQ(forward_plan_of<cuda::std::complex<float>>(tensor_layout::batch_time_channels(1, 1 << 22, 64)).shared_chunks, 0);
+  EXPECT_EQ(forward_plan_of<__nv_bfloat16>(tensor_layout::batch_time_channels(1, 1 << 22, 64)).shared_chunks, 1);
+  EXPECT_EQ(forward_plan_of<__nv_bfloat16>(tensor_layout::batch_time_channels(1, 65536, 1024)).shared_chunks, 1);
 }
 
 TEST(tensor_path_choice, channel_tile_storage_grows_with_tiles) {
