@@ -43,8 +43,9 @@ status launch_channel_tiles_with(const tensor_plan& pl, void* temp, const Proble
                                            Policy::channel_prefetch_store_inputs, Problem>;
   constexpr std::size_t stage_bytes = channel_stage_bytes<threads, Policy::channel_steps, shared_chunks, Problem>;
   static_assert(stage_bytes <= 227 * 1024,
-                "channel_shared_chunks or channel_few_groups_shared_chunks: the runs in shared memory outgrow an "
-                "SM's 227 KB");
+                "channel_shared_chunks (or, where channel_few_groups > 0, channel_few_groups_shared_chunks) x "
+                "channel_steps x channel_threads: the runs in shared memory outgrow an SM's 227 KB; lower them, or "
+                "set channel_few_groups = 0");
   if constexpr (stage_bytes > 0) {
     if (const cudaError_t e = opt_into_stages(kernel, stage_bytes); e != cudaSuccess) return status(e);
   }
