@@ -330,6 +330,9 @@ void register_all() {
       {"[B:1,T:65536,C:1024]", tensor_layout::batch_time_channels(1, 65536, 1024)},
       {"[B:8,T:4096,C:4096]", tensor_layout::batch_time_channels(8, 4096, 4096)},
       {"rows:1024/T:65536", tensor_layout::batch_channels_time(1, 65536, 1024)},
+      // Few channel groups (bf16: 2 of 64 channels; complex64: 8 of 16), where fp32 gains from
+      // taller tiles (channel_few_groups): whether the shared-run lines do here too.
+      {"[B:1,T:2097152,C:128]", tensor_layout::batch_time_channels(1, 1 << 21, 128)},
   };
   for (const shape& s : shapes) {
     const tensor_layout l = s.layout;
