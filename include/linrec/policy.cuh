@@ -249,8 +249,9 @@ struct default_policy {
   /// tile pays its look-back over more bytes, where with many groups it only slows the tile. On
   /// for fp32 (1 run at up to 4 groups); a policy that sets channel_shared_chunks for every shape
   /// sets this to 0, and so does one whose channel_steps or channel_threads grow the runs past an
-  /// SM's shared memory (a static_assert says so). Forward only: the backward pass keeps channel_shared_chunks (H100, session 36,
-  /// [1, 2^22, 64]: 0.81 of copy with one run against 0.85 without). Same binary, two rounds each:
+  /// SM's shared memory (a static_assert says so). Forward only: the backward pass keeps
+  /// channel_shared_chunks (H100, session 36, [1, 2^22, 64]: 0.81 of copy with one run against
+  /// 0.85 without). Same binary, two rounds each:
   /// H200, session 35, fp32 [1, 2^22, 64] (2 groups) one run 0.70 of copy against none 0.64,
   /// [1, 65536, 1024] (32 groups) 0.66 against 0.76; H100, session 36, [1, 2^22, 64] 0.82 / 0.82
   /// against 0.75 / 0.75, [1, 2^21, 128] (4 groups) 0.83 / 0.83 against 0.78 / 0.78.

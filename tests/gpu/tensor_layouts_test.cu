@@ -96,8 +96,7 @@ class tensor_layouts_test : public gpu_test {
   }
   // The default policy's plan for a long [batch, time, channels] tensor (channel tiles).
   static linrec::detail::tensor_plan tiles_plan(std::int64_t batch, std::int64_t channels) {
-    using P = linrec::default_policy<T>;
-    return linrec::detail::make_tensor_plan<typename P::accumulator_type, linrec::detail::vector_width<T>, P>(
+    return linrec::detail::forward_tensor_plan<T, linrec::auto_policy>(
         tensor_layout::batch_time_channels(batch, std::int64_t(1) << 20, channels));
   }
   // Time steps per channel tile for `batch` × `channels` channels (taller where the groups are few).

@@ -161,11 +161,10 @@ TEST(tensor_path_choice, follows_the_strides) {
   EXPECT_EQ(linrec::chosen_strategy<float>(broadcast), strategy::channel_tiles);
 }
 
-// The forward plan of default_policy<T> for a layout, and the backward pass's.
+// The forward plan of default_policy<T> for a layout.
 template <typename T>
 linrec::detail::tensor_plan forward_plan_of(const tensor_layout& l) {
-  using P = linrec::default_policy<T>;
-  return linrec::detail::make_tensor_plan<typename P::accumulator_type, linrec::detail::vector_width<T>, P>(l);
+  return linrec::detail::forward_tensor_plan<T, linrec::auto_policy>(l);
 }
 
 TEST(tensor_path_choice, few_channel_groups_take_taller_fp32_tiles_forward) {

@@ -115,4 +115,12 @@ constexpr tensor_plan make_tensor_plan(const tensor_layout& l) noexcept {
   return p;
 }
 
+/// The forward pass's plan for h stored as H, a as A and b as B under Policy (auto_policy:
+/// default_policy<H, A, B>), as linear_recurrence and chosen_strategy make it.
+template <typename H, typename Policy, typename A = H, typename B = H>
+constexpr tensor_plan forward_tensor_plan(const tensor_layout& l) noexcept {
+  using P = resolved_policy<Policy, H, A, B>;
+  return make_tensor_plan<typename P::accumulator_type, operands_width<A, B, H>, P>(l);
+}
+
 }  // namespace linrec::detail

@@ -37,11 +37,10 @@ template <typename Policy, int Lanes, int SharedChunks, typename Problem>
 status launch_channel_tiles_with(const tensor_plan& pl, void* temp, const Problem& p, cudaStream_t stream) {
   using T = typename Problem::value_type;
   constexpr int threads = Policy::channel_threads;
-  constexpr int shared_chunks = SharedChunks;
-  const auto kernel = channel_tiles_kernel<threads, Lanes, Policy::channel_steps, shared_chunks,
+  const auto kernel = channel_tiles_kernel<threads, Lanes, Policy::channel_steps, SharedChunks,
                                            Policy::channel_min_blocks, Policy::channel_prefetch_rounds,
                                            Policy::channel_prefetch_store_inputs, Problem>;
-  constexpr std::size_t stage_bytes = channel_stage_bytes<threads, Policy::channel_steps, shared_chunks, Problem>;
+  constexpr std::size_t stage_bytes = channel_stage_bytes<threads, Policy::channel_steps, SharedChunks, Problem>;
   static_assert(stage_bytes <= 227 * 1024,
                 "channel_shared_chunks (or, where channel_few_groups > 0, channel_few_groups_shared_chunks) x "
                 "channel_steps x channel_threads: the runs in shared memory outgrow an SM's 227 KB; lower them, or "
@@ -160,7 +159,7 @@ status linear_recurrence_with_temp(void* d_temp_storage, std::size_t& temp_stora
   check_value_types<Acc, A, B, T>();
   return run_with_caller_temp(
       d_temp_storage, temp_storage_bytes, validate_layout<A, B, T>(layout),
-      [&] { return make_tensor_plan<Acc, operands_width<A, B, T>, P>(layout); },
+      [&] { return forward_tensor_plan<T, P, A, B>(layout); },
       [&] { return validate_tensor_arguments(a, b, h, layout, h0, h_final); },
       [&](const tensor_plan& pl, void* temp) { return enqueue_tensor<P>(pl, temp, a, b, h, layout, h0, h_final, stream); });
 }
@@ -172,7 +171,7 @@ status linear_recurrence_allocating(const A* a, const B* b, T* h, const tensor_l
   using Acc = typename P::accumulator_type;
   check_value_types<Acc, A, B, T>();
   return run_allocating(
-      validate_layout<A, B, T>(layout), [&] { return make_tensor_plan<Acc, operands_width<A, B, T>, P>(layout); },
+      validate_layout<A, B, T>(layout), [&] { return forward_tensor_plan<T, P, A, B>(layout); },
       [&] { return validate_tensor_arguments(a, b, h, layout, h0, h_final); },
       [&](const tensor_plan& pl, void* temp) { return enqueue_tensor<P>(pl, temp, a, b, h, layout, h0, h_final, stream); },
       stream);
@@ -182,8 +181,7 @@ status linear_recurrence_allocating(const A* a, const B* b, T* h, const tensor_l
 
 template <typename T, typename Policy, typename A, typename B>
 constexpr strategy chosen_strategy(const tensor_layout& layout) noexcept {
-  using P = detail::resolved_policy<Policy, T, A, B>;
-  return detail::make_tensor_plan<typename P::accumulator_type, detail::operands_width<A, B, T>, P>(layout).chosen;
+  return detail::forward_tensor_plan<T, Policy, A, B>(layout).chosen;
 }
 
 template <typename T, typename Policy>
