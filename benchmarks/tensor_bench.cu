@@ -411,7 +411,7 @@ void register_all() {
       {"btc", 1, 1 << 22, 64},  {"btc", 8, 4096, 4096},  {"tbc", 8, 4096, 4096},  {"btc", 1, 1024, 262144},
       {"btc", 1, 1024, 1024},   {"btc", 1, 1024, 64},  // launch-bound: 12 MB and 768 KB
       {"btc", 4, 16384, 2048},  // 128 groups of the walk, 1024 narrow groups: eight waves of narrow walks
-      {"btc", 1, 1 << 21, 128}, {"btc", 1, 1 << 20, 256},  // 4 and 8 channel groups of the tiles
+      {"btc", 1, 1 << 21, 128}, {"btc", 1, 1 << 20, 256}, {"btc", 1, 1 << 19, 512},  // 4, 8, 16 groups of the tiles
   };
   for (const shape& s : shapes) {
     const bool time_major = std::string(s.layout) == "tbc";
@@ -446,12 +446,14 @@ void register_all() {
     if (s.batch * s.channels <= 256 * 32) {  // the shapes that took channel_tiles before the narrow walk
       add("tune_tiles", [=](benchmark::State& st) { bench_linrec<window_tuning<32>>(st, l, dims); });  // the default's knobs
     }
-    if (s.batch == 1 && s.length >= (1 << 20) && s.channels <= 256) {
-      // Few channel groups (2, 4, 8): one run in shared memory or none, forward and backward (the
-      // backward pass ignores channel_few_groups: its line with one run is shared_runs_tuning's).
+    if (s.batch == 1 && s.length >= 65536 && s.channels <= 1024) {
+      // Channel groups from 2 to 32: one run in shared memory (up to 16 by default) or none.
       add("tune_tiles_few_groups0", [=](benchmark::State& st) { bench_linrec<few_groups_tuning<0>>(st, l, dims); });
-      add("tune_tiles_few_groups8", [=](benchmark::State& st) { bench_linrec<few_groups_tuning<8>>(st, l, dims); });
+      add("tune_tiles_few_groups32", [=](benchmark::State& st) { bench_linrec<few_groups_tuning<32>>(st, l, dims); });
       add("tune_tiles_few_groups_prefetch1", [=](benchmark::State& st) { bench_linrec<few_groups_prefetch_tuning>(st, l, dims); });
+    }
+    if (s.batch == 1 && s.length >= (1 << 19) && s.channels <= 512) {
+      // The backward pass ignores channel_few_groups: its line with one run is shared_runs_tuning's.
       add("linrec_backward", [=](benchmark::State& st) { bench_backward(st, l, dims); });
       add("tune_backward_tiles_shared1", [=](benchmark::State& st) { bench_backward<shared_runs_tuning<1>>(st, l, dims); });
     }

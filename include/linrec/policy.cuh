@@ -247,15 +247,18 @@ struct default_policy {
   /// of channel_shared_chunks (0 groups: never). Few groups leave each group's look-back chain
   /// long (on an H200's 132 SMs, 2 groups keep 66 chunks of each in flight), so there a taller
   /// tile pays its look-back over more bytes, where with many groups it only slows the tile. On
-  /// for fp32 (1 run at up to 4 groups); a policy that sets channel_shared_chunks for every shape
+  /// for fp32 (1 run at up to 16 groups); a policy that sets channel_shared_chunks for every shape
   /// sets this to 0, and so does one whose channel_steps or channel_threads grow the runs past an
   /// SM's shared memory (a static_assert says so). Forward only: the backward pass keeps
   /// channel_shared_chunks (H100, session 36, [1, 2^22, 64]: 0.81 of copy with one run against
   /// 0.85 without). Same binary, two rounds each:
   /// H200, session 35, fp32 [1, 2^22, 64] (2 groups) one run 0.70 of copy against none 0.64,
   /// [1, 65536, 1024] (32 groups) 0.66 against 0.76; H100, session 36, [1, 2^22, 64] 0.82 / 0.82
-  /// against 0.75 / 0.75, [1, 2^21, 128] (4 groups) 0.83 / 0.83 against 0.78 / 0.78.
-  static constexpr std::int64_t channel_few_groups = vector_items == 4 && sizeof(Accumulator) == 4 ? 4 : 0;
+  /// against 0.75 / 0.75, [1, 2^21, 128] (4 groups) 0.83 / 0.83 against 0.78 / 0.78; session 37,
+  /// [1, 2^20, 256] (8 groups) 0.86 / 0.86 against 0.80 / 0.80, [1, 2^19, 512] (16 groups)
+  /// 0.87 / 0.88 against 0.83 / 0.84, [1, 65536, 1024] (32 groups) 0.82 / 0.83 against
+  /// 0.85 / 0.86: 16 is where it stops paying on both cards.
+  static constexpr std::int64_t channel_few_groups = vector_items == 4 && sizeof(Accumulator) == 4 ? 16 : 0;
   static constexpr int channel_few_groups_shared_chunks = 1;
   /// channel_tiles: lanes across channels are the fewest of 8, 16 and 32 that cover the channels,
   /// but at most this many (8, 16 or 32). Fewer lanes make a tile narrower and taller in time, so

@@ -231,7 +231,7 @@ TYPED_TEST(tensor_layouts_test, long_time_few_channels_and_many_tiles) {
 }
 
 // Few channel groups take tiles with channel_few_groups_shared_chunks runs in shared memory
-// (fp32 by default: up to 4 groups, one run), more groups channel_shared_chunks: both sides of
+// (fp32 by default: up to 16 groups, one run), more groups channel_shared_chunks: both sides of
 // the threshold, at chunk edges, reversed, with a tail and element-wise.
 TYPED_TEST(tensor_layouts_test, few_channel_groups_take_their_own_runs) {
   using T = TypeParam;
@@ -254,6 +254,7 @@ TYPED_TEST(tensor_layouts_test, few_channel_groups_take_their_own_runs) {
   }
   if constexpr (std::is_same_v<T, float>) {  // the default's threshold for fp32, as documented
     EXPECT_EQ(TestFixture::tiles_plan(2, 64).shared_chunks, 1);
+    EXPECT_EQ(TestFixture::tiles_plan(1, 512).shared_chunks, 1);
     EXPECT_EQ(TestFixture::tiles_plan(1, 1024).shared_chunks, 0);
   }
 }

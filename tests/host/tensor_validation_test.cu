@@ -168,7 +168,7 @@ linrec::detail::tensor_plan forward_plan_of(const tensor_layout& l) {
 }
 
 TEST(tensor_path_choice, few_channel_groups_take_taller_fp32_tiles_forward) {
-  // fp32 tiles are 32 channels wide; up to 4 groups (batch x tiles across channels) take one run
+  // fp32 tiles are 32 channels wide; up to 16 groups (batch x tiles across channels) take one run
   // in shared memory, so 32 rows x 16 steps x 2 = 1024 steps a tile; more groups 512.
   struct expect {
     tensor_layout layout;
@@ -179,7 +179,12 @@ TEST(tensor_path_choice, few_channel_groups_take_taller_fp32_tiles_forward) {
                           expect{tensor_layout::batch_time_channels(1, 1 << 21, 128), 1, 1024},
                           expect{tensor_layout::batch_time_channels(2, 1 << 20, 64), 1, 1024},
                           expect{tensor_layout::time_batch_channels(4, 5000, 3), 1, 1024},
-                          expect{tensor_layout::batch_time_channels(1, 1 << 21, 160), 0, 512},
+                          expect{tensor_layout::batch_time_channels(1, 1 << 20, 256), 1, 1024},
+                          expect{tensor_layout::batch_time_channels(2, 1 << 20, 128), 1, 1024},
+                          expect{tensor_layout::batch_time_channels(1, 1 << 19, 512), 1, 1024},
+                          expect{tensor_layout::batch_time_channels(16, 1 << 16, 17), 1, 1024},
+                          expect{tensor_layout::batch_time_channels(1, 1 << 19, 544), 0, 512},
+                          expect{tensor_layout::batch_time_channels(17, 1 << 16, 32), 0, 512},
                           expect{tensor_layout::batch_time_channels(1, 65536, 1024), 0, 512}}) {
     SCOPED_TRACE(::testing::Message() << e.layout.batch << " x " << e.layout.length << " x " << e.layout.channels);
     const auto plan = forward_plan_of<float>(e.layout);
