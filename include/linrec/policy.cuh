@@ -257,7 +257,7 @@ struct default_policy {
   /// against 0.75 / 0.75, [1, 2^21, 128] (4 groups) 0.83 / 0.83 against 0.78 / 0.78; session 37,
   /// [1, 2^20, 256] (8 groups) 0.86 / 0.86 against 0.80 / 0.80, [1, 2^19, 512] (16 groups)
   /// 0.87 / 0.88 against 0.83 / 0.84, [1, 65536, 1024] (32 groups) 0.82 / 0.83 against
-  /// 0.85 / 0.86: 16 is where it stops paying on both cards.
+  /// 0.85 / 0.86: one run pays up to 16 groups (H100) and loses at 32 on both cards.
   static constexpr std::int64_t channel_few_groups = vector_items == 4 && sizeof(Accumulator) == 4 ? 16 : 0;
   static constexpr int channel_few_groups_shared_chunks = 1;
   /// channel_tiles: lanes across channels are the fewest of 8, 16 and 32 that cover the channels,
