@@ -260,6 +260,11 @@ struct default_policy {
   /// 0.85 / 0.86: one run pays up to 16 groups (H100) and loses at 32 on both cards.
   static constexpr std::int64_t channel_few_groups = vector_items == 4 && sizeof(Accumulator) == 4 ? 16 : 0;
   static constexpr int channel_few_groups_shared_chunks = 1;
+  /// channel_tiles: hold those runs in registers as raw 16-byte vectors (plain loads) instead of
+  /// shared memory (cp.async). For 2-byte storage a raw vector is half the registers of the
+  /// converted one, so a run of channel_steps steps fits beside the converted run; false (the
+  /// default): shared memory. Experimental, session 37: not yet measured.
+  static constexpr bool channel_runs_in_registers = false;
   /// channel_tiles: lanes across channels are the fewest of 8, 16 and 32 that cover the channels,
   /// but at most this many (8, 16 or 32). Fewer lanes make a tile narrower and taller in time, so
   /// each look-back reads fewer channels' carries, over fewer chunks in flight. H200, fp32
