@@ -36,12 +36,11 @@ __device__ __forceinline__ void assemble_raw_step(const Problem& p, int s, Slot 
   Acc first[1][width], second[1][width];
 #pragma unroll
   for (int c = 0; c < Layout::first_vectors; ++c) {
-    convert_vector<typename Layout::first_type>(slot(s * Layout::first_vectors + c), first[0], c * per_first);
+    convert_vector<typename Layout::first_type>(slot(Layout::first_slot(s) + c), first[0], c * per_first);
   }
 #pragma unroll
   for (int c = 0; c < Layout::second_vectors; ++c) {
-    convert_vector<typename Layout::second_type>(
-        slot(Layout::steps * Layout::first_vectors + s * Layout::second_vectors + c), second[0], c * per_second);
+    convert_vector<typename Layout::second_type>(slot(Layout::second_slot(s) + c), second[0], c * per_second);
   }
   affine<Acc> items[1][width];
   p.assemble(first, second, items);
@@ -67,8 +66,11 @@ struct channel_stage {
   using second_type = typename Problem::second_type;
   static constexpr int first_vectors = width * int(sizeof(first_type)) / 16;    // per step
   static constexpr int second_vectors = width * int(sizeof(second_type)) / 16;  // per step
-  static constexpr int steps = Steps;
   static constexpr int slots = Steps * (first_vectors + second_vectors);
+  /// The slot order: every step's vectors of the first operand, then the second's. Step s's
+  /// first vector of each:
+  static constexpr __host__ __device__ int first_slot(int s) { return s * first_vectors; }
+  static constexpr __host__ __device__ int second_slot(int s) { return Steps * first_vectors + s * second_vectors; }
   static_assert(width * sizeof(first_type) % 16 == 0 && width * sizeof(second_type) % 16 == 0,
                 "a thread's channels must be whole 16-byte vectors of both operands");
 
@@ -83,7 +85,7 @@ struct channel_stage {
       using S = std::remove_cv_t<std::remove_pointer_t<decltype(x)>>;
       constexpr bool first = decltype(operand)::first;
       constexpr int vectors = first ? first_vectors : second_vectors;
-      const int base = first ? s * first_vectors : Steps * first_vectors + s * second_vectors;
+      const int base = first ? first_slot(s) : second_slot(s);
 #pragma unroll
       for (int c = 0; c < vectors; ++c) {
         __pipeline_memcpy_async(&storage.slot[base + c][threadIdx.x], x + c * vector_width<S>, 16);
@@ -97,6 +99,7 @@ struct channel_stage {
                                                    affine<Acc> (&item)[width]) {
     assemble_raw_step<channel_stage>(p, s, [&](int i) { return storage.slot[i][threadIdx.x]; }, item);
   }
+
   /// Waits until every copy group this thread has committed is done.
   static __device__ __forceinline__ void wait() { __pipeline_wait_prior(0); }
 
@@ -112,8 +115,8 @@ struct channel_stage {
     Acc first[Steps][width], second[Steps][width];
 #pragma unroll
     for (int s = 0; s < Steps; ++s) {
-      unpack<first_vectors, first_type>(storage, s * first_vectors, first[s]);
-      unpack<second_vectors, second_type>(storage, Steps * first_vectors + s * second_vectors, second[s]);
+      unpack<first_vectors, first_type>(storage, first_slot(s), first[s]);
+      unpack<second_vectors, second_type>(storage, second_slot(s), second[s]);
     }
     p.assemble(first, second, items);
   }
@@ -145,7 +148,7 @@ struct channel_register_run {
       using S = std::remove_cv_t<std::remove_pointer_t<decltype(x)>>;
       constexpr bool first = decltype(operand)::first;
       constexpr int vectors = first ? layout::first_vectors : layout::second_vectors;
-      const int base = first ? s * layout::first_vectors : Steps * layout::first_vectors + s * layout::second_vectors;
+      const int base = first ? layout::first_slot(s) : layout::second_slot(s);
 #pragma unroll
       for (int c = 0; c < vectors; ++c) slot[base + c] = *reinterpret_cast<const uint4*>(x + c * vector_width<S>);
     });
