@@ -291,15 +291,12 @@ struct tile_window : linrec::default_policy<S> {
 // of the default steps (channel_shared_chunks), asking L2 for tiles PrefetchRounds rounds ahead
 // (the type's default unless given: a tile (1 + Chunks) times as tall asks for as many more
 // bytes a round, which may outgrow what L2 keeps until the round comes).
-template <typename S, int Chunks, int PrefetchRounds = linrec::default_policy<S>::channel_prefetch_rounds,
-          bool InRegisters = false, int Steps = linrec::default_policy<S>::channel_steps>
+template <typename S, int Chunks, int PrefetchRounds = linrec::default_policy<S>::channel_prefetch_rounds>
 struct tile_shared_runs : linrec::default_policy<S> {
   static constexpr linrec::strategy forced = linrec::strategy::channel_tiles;
-  static constexpr int channel_steps = Steps;
   static constexpr int channel_shared_chunks = Chunks;
   static constexpr std::int64_t channel_few_groups = 0;  // these runs for every shape
   static constexpr int channel_prefetch_rounds = PrefetchRounds;
-  static constexpr bool channel_runs_in_registers = InRegisters;  // raw vectors, not shared memory
 };
 
 // The channel tiles with the default knobs: what the shapes with few channel groups took before
@@ -404,14 +401,6 @@ void register_all() {
         add("tune_bf16_backward_shared0", [=](benchmark::State& st) { bench_typed_backward<bf16, tile_shared_runs<bf16, 0>>(st, l); });
         add("tune_bf16_shared1_prefetch0", [=](benchmark::State& st) { bench_typed<bf16, tile_shared_runs<bf16, 1, 0>>(st, l); });
         add("tune_bf16_shared2_prefetch0", [=](benchmark::State& st) { bench_typed<bf16, tile_shared_runs<bf16, 2, 0>>(st, l); });
-        // The same runs held in registers as raw vectors (channel_runs_in_registers, session 37).
-        add("tune_bf16_register_runs1", [=](benchmark::State& st) { bench_typed<bf16, tile_shared_runs<bf16, 1, 1, true>>(st, l); });
-        add("tune_bf16_register_runs1_prefetch0", [=](benchmark::State& st) { bench_typed<bf16, tile_shared_runs<bf16, 1, 0, true>>(st, l); });
-        // 4 steps a thread converted in registers, 2 or 3 raw runs of 4 beside them (ptxas: no
-        // spills at 2, 80 bytes at 3; 264 bytes at 8 steps and 1 run), and 3 runs of 4 in shared memory.
-        add("tune_bf16_s4_register_runs2", [=](benchmark::State& st) { bench_typed<bf16, tile_shared_runs<bf16, 2, 1, true, 4>>(st, l); });
-        add("tune_bf16_s4_register_runs3", [=](benchmark::State& st) { bench_typed<bf16, tile_shared_runs<bf16, 3, 1, true, 4>>(st, l); });
-        add("tune_bf16_s4_shared3", [=](benchmark::State& st) { bench_typed<bf16, tile_shared_runs<bf16, 3, 1, false, 4>>(st, l); });
         add("tune_bf16_shared3_prefetch0", [=](benchmark::State& st) { bench_typed<bf16, tile_shared_runs<bf16, 3, 0>>(st, l); });
         add("tune_complex64_shared1_prefetch0", [=](benchmark::State& st) { bench_typed<cfloat, tile_shared_runs<cfloat, 1, 0>>(st, l); });
         add("tune_bf16_tiles", [=](benchmark::State& st) { bench_typed<bf16, forced_tiles<bf16>>(st, l); });

@@ -260,12 +260,6 @@ struct default_policy {
   /// 0.85 / 0.86: one run pays up to 16 groups (H100) and loses at 32 on both cards.
   static constexpr std::int64_t channel_few_groups = vector_items == 4 && sizeof(Accumulator) == 4 ? 16 : 0;
   static constexpr int channel_few_groups_shared_chunks = 1;
-  /// channel_tiles: hold those runs in registers as raw 16-byte vectors (plain loads) instead of
-  /// shared memory (cp.async); false (the default): shared memory. For 2-byte storage a raw
-  /// vector is half the registers of the converted one, yet bf16 at the default 8 steps already
-  /// takes 248 registers: one run of 8 beside them spills 264 bytes (ptxas, sm_90), two runs of 4
-  /// beside 4 steps none. Experimental, session 37: not yet run on a GPU.
-  static constexpr bool channel_runs_in_registers = false;
   /// channel_tiles: lanes across channels are the fewest of 8, 16 and 32 that cover the channels,
   /// but at most this many (8, 16 or 32). Fewer lanes make a tile narrower and taller in time, so
   /// each look-back reads fewer channels' carries, over fewer chunks in flight. H200, fp32

@@ -17,10 +17,6 @@ TEST_F(storage_types_test, bf16_tiles_with_runs_in_shared_memory) {
 TEST_F(storage_types_test, float_a_with_bf16_tiles_with_runs_in_shared_memory) {
   check_tiles_with_shared_runs<float, __nv_bfloat16, __nv_bfloat16, 1>();
 }
-TEST_F(storage_types_test, bf16_tiles_with_runs_in_registers) {
-  check_tiles_with_shared_runs<__nv_bfloat16, __nv_bfloat16, __nv_bfloat16, 1, true>();
-  check_tiles_with_shared_runs<__nv_bfloat16, __nv_bfloat16, __nv_bfloat16, 3, true>();
-}
 TEST_F(storage_types_test, fp16_everywhere) { check_every_strategy<__half, __half, __half>(); }
 TEST_F(storage_types_test, float_a_with_bf16_b_and_h) { check_every_strategy<float, __nv_bfloat16, __nv_bfloat16>(); }
 TEST_F(storage_types_test, bf16_a_with_float_b_and_h) { check_every_strategy<__nv_bfloat16, float, float>(); }

@@ -327,21 +327,19 @@ void check_tiles_taller_than_a_warp() {
 }
 
 /// Channel tiles whose threads continue their runs in shared memory (channel_shared_chunks
-/// runs of the default steps), or in registers (InRegisters: channel_runs_in_registers): chunk
-/// edges, reverse, time-major and element-wise paths.
-template <typename Base, int Chunks, bool InRegisters>
+/// runs of the default steps): chunk edges, reverse, time-major and element-wise paths.
+template <typename Base, int Chunks>
 struct shared_runs_typed_policy : Base {
   static constexpr strategy forced = strategy::channel_tiles;
   static constexpr int channel_shared_chunks = Chunks;
   static constexpr std::int64_t channel_few_groups = 0;  // these runs for every shape
-  static constexpr bool channel_runs_in_registers = InRegisters;
 };
 
-template <typename A, typename B, typename H, int Chunks, bool InRegisters = false>
+template <typename A, typename B, typename H, int Chunks>
 void check_tiles_with_shared_runs() {
   using Base = default_policy<H, A, B>;
   using Acc = typename Base::accumulator_type;
-  using P = shared_runs_typed_policy<Base, Chunks, InRegisters>;
+  using P = shared_runs_typed_policy<Base, Chunks>;
   const auto run = [](const tensor_layout& l, bool h0) {
     const auto p = random_typed_problem<A, B, H>(l, coefficients::half_to_one, h0);
     expect_typed_matches<Acc>(p, run_typed<P>(p));

@@ -15,39 +15,6 @@
 
 namespace linrec::detail {
 
-/// The elements of one raw 16-byte vector of S, converted into values from `first` on.
-template <typename S, typename Acc, int Count>
-__device__ __forceinline__ void convert_vector(const uint4 raw, Acc (&values)[Count], int first) {
-  S e[vector_width<S>];
-  memcpy(e, &raw, sizeof(raw));
-#pragma unroll
-  for (int k = 0; k < vector_width<S>; ++k) values[first + k] = convert<Acc>(e[k]);
-}
-
-/// Step `s` of a run whose raw 16-byte vectors are slot(i), in channel_stage's slot order
-/// (Layout), converted into affine items.
-template <typename Layout, typename Problem, typename Slot>
-__device__ __forceinline__ void assemble_raw_step(const Problem& p, int s, Slot slot,
-                                                  affine<typename Layout::Acc> (&item)[Layout::width]) {
-  using Acc = typename Layout::Acc;
-  constexpr int width = Layout::width;
-  constexpr int per_first = vector_width<typename Layout::first_type>;
-  constexpr int per_second = vector_width<typename Layout::second_type>;
-  Acc first[1][width], second[1][width];
-#pragma unroll
-  for (int c = 0; c < Layout::first_vectors; ++c) {
-    convert_vector<typename Layout::first_type>(slot(Layout::first_slot(s) + c), first[0], c * per_first);
-  }
-#pragma unroll
-  for (int c = 0; c < Layout::second_vectors; ++c) {
-    convert_vector<typename Layout::second_type>(slot(Layout::second_slot(s) + c), second[0], c * per_second);
-  }
-  affine<Acc> items[1][width];
-  p.assemble(first, second, items);
-#pragma unroll
-  for (int v = 0; v < width; ++v) item[v] = items[0][v];
-}
-
 /// One staged run per thread of a Threads-thread block: `Steps` steps of `Problem::width` channels
 /// of both operands of the problem's straight path (see channel_problem::visit_straight), kept
 /// as raw 16-byte vectors. Slot k of every thread lies side by side, so a warp's copies and reads
@@ -97,7 +64,13 @@ struct channel_stage {
   /// the caller has already waited for (wait).
   static __device__ __forceinline__ void read_step(const temp_storage& storage, const Problem& p, int s,
                                                    affine<Acc> (&item)[width]) {
-    assemble_raw_step<channel_stage>(p, s, [&](int i) { return storage.slot[i][threadIdx.x]; }, item);
+    Acc first[1][width], second[1][width];
+    unpack<first_vectors, first_type>(storage, first_slot(s), first[0]);
+    unpack<second_vectors, second_type>(storage, second_slot(s), second[0]);
+    affine<Acc> items[1][width];
+    p.assemble(first, second, items);
+#pragma unroll
+    for (int v = 0; v < width; ++v) item[v] = items[0][v];
   }
 
   /// Waits until every copy group this thread has committed is done.
@@ -124,38 +97,15 @@ struct channel_stage {
  private:
   template <int Vectors, typename S>
   static __device__ __forceinline__ void unpack(const temp_storage& storage, int base, Acc (&values)[width]) {
+    constexpr int per_vector = vector_width<S>;
 #pragma unroll
-    for (int c = 0; c < Vectors; ++c) convert_vector<S>(storage.slot[base + c][threadIdx.x], values, c * vector_width<S>);
-  }
-};
-
-/// The same run held in the thread's own registers as raw 16-byte vectors, loaded plainly: no
-/// shared memory and no copy engine. For storage narrower than the accumulator (bf16, fp16) a
-/// raw vector holds twice the channels a converted one does, so a thread owns twice the steps in
-/// the registers a converted run would take. Every index must be a compile-time constant
-/// (unrolled loops), or the slots go to local memory.
-template <int Steps, typename Problem>
-struct channel_register_run {
-  using layout = channel_stage<32, Steps, Problem>;  // the slot order; its storage is not used
-  using Acc = typename layout::Acc;
-  static constexpr int width = layout::width;
-  uint4 slot[layout::slots];
-
-  /// Loads the straight run at (batch_index, t0, channel0) into the slots.
-  __device__ __forceinline__ void fetch(const Problem& p, std::int64_t batch_index, std::int64_t t0,
-                                        std::int64_t channel0) {
-    p.template visit_straight<Steps>(batch_index, t0, channel0, [&](auto operand, int s, const auto* x) {
-      using S = std::remove_cv_t<std::remove_pointer_t<decltype(x)>>;
-      constexpr bool first = decltype(operand)::first;
-      constexpr int vectors = first ? layout::first_vectors : layout::second_vectors;
-      const int base = first ? layout::first_slot(s) : layout::second_slot(s);
+    for (int c = 0; c < Vectors; ++c) {
+      const uint4 raw = storage.slot[base + c][threadIdx.x];
+      S e[per_vector];
+      memcpy(e, &raw, sizeof(raw));
 #pragma unroll
-      for (int c = 0; c < vectors; ++c) slot[base + c] = *reinterpret_cast<const uint4*>(x + c * vector_width<S>);
-    });
-  }
-  /// Step `s` of the run, converted.
-  __device__ __forceinline__ void read_step(const Problem& p, int s, affine<Acc> (&item)[width]) const {
-    assemble_raw_step<layout>(p, s, [&](int i) { return slot[i]; }, item);
+      for (int k = 0; k < per_vector; ++k) values[c * per_vector + k] = convert<Acc>(e[k]);
+    }
   }
 };
 

@@ -247,10 +247,8 @@ __device__ __forceinline__ void write_final_in_run(const Problem& p, const chann
 /// later (as deferred_lookback_kernel does), where the problem says `prefetch_ahead`.
 /// PrefetchStoreInputs: what the problem's store reads (the adjoint's h) is asked into L2 when
 /// the tile is loaded.
-/// RunsInRegisters: the SharedChunks runs are held in registers as raw vectors
-/// (channel_register_run) instead of shared memory; then no dynamic shared memory is needed.
 /// lookback_window: the earlier chunks a look-back round inspects, 32 or 64.
-template <int Threads, int Lanes, int Steps, int SharedChunks, bool RunsInRegisters, int MinBlocks, int PrefetchRounds,
+template <int Threads, int Lanes, int Steps, int SharedChunks, int MinBlocks, int PrefetchRounds,
           bool PrefetchStoreInputs, typename Problem>
 __global__ void __launch_bounds__(Threads, MinBlocks)
     channel_tiles_kernel(Problem p, channel_tile_status<typename Problem::value_type> status, channel_tiling tiling,
@@ -286,21 +284,14 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
     // Whether each shared run is staged (straight); one that is not is read from global memory
     // each time it is needed (tails, element-wise layouts).
     [[maybe_unused]] bool run_staged[SharedChunks > 0 ? SharedChunks : 1];
-    [[maybe_unused]] channel_register_run<Steps, Problem> held[RunsInRegisters && SharedChunks > 0 ? SharedChunks : 1];
     if constexpr (SharedChunks > 0) {
 #pragma unroll
       for (int k = 0; k < SharedChunks; ++k) {
         const std::int64_t t = here.t0 + std::int64_t(k + 1) * Steps;
         run_staged[k] = p.template straight<Steps>(t, here.vector);
-        if (run_staged[k]) {
-          if constexpr (RunsInRegisters) {
-            held[k].fetch(p, here.batch_index, t, here.channel0);
-          } else {
-            stage::fetch(staged[k], p, here.batch_index, t, here.channel0);
-          }
-        }
+        if (run_staged[k]) stage::fetch(staged[k], p, here.batch_index, t, here.channel0);
       }
-      if constexpr (!RunsInRegisters) stage::commit();
+      stage::commit();
     }
     V items[Steps][width];
     p.load(here.batch_index, here.t0, here.channel0, here.vector, items);
@@ -327,11 +318,7 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
       // Step s of shared run k, converted.
       const auto shared_step = [&](int k, int s, V (&item)[width]) {
         if (run_staged[k]) {
-          if constexpr (RunsInRegisters) {
-            held[k].read_step(p, s, item);
-          } else {
-            stage::read_step(staged[k], p, s, item);
-          }
+          stage::read_step(staged[k], p, s, item);
         } else {
           V one[1][width];
           p.load(here.batch_index, here.t0 + std::int64_t(k + 1) * Steps + s, here.channel0, here.vector, one);
@@ -343,7 +330,7 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
       V total[width];  // op over this thread's whole run
 #pragma unroll
       for (int v = 0; v < width; ++v) total[v] = items[Steps - 1][v];
-      if constexpr (!RunsInRegisters) stage::wait();
+      stage::wait();
 #pragma unroll
       for (int k = 0; k < SharedChunks; ++k) {
 #pragma unroll

@@ -37,12 +37,10 @@ template <typename Policy, int Lanes, int SharedChunks, typename Problem>
 status launch_channel_tiles_with(const tensor_plan& pl, void* temp, const Problem& p, cudaStream_t stream) {
   using T = typename Problem::value_type;
   constexpr int threads = Policy::channel_threads;
-  constexpr bool in_registers = Policy::channel_runs_in_registers;
-  const auto kernel = channel_tiles_kernel<threads, Lanes, Policy::channel_steps, SharedChunks, in_registers,
+  const auto kernel = channel_tiles_kernel<threads, Lanes, Policy::channel_steps, SharedChunks,
                                            Policy::channel_min_blocks, Policy::channel_prefetch_rounds,
                                            Policy::channel_prefetch_store_inputs, Problem>;
-  constexpr std::size_t stage_bytes =
-      in_registers ? 0 : channel_stage_bytes<threads, Policy::channel_steps, SharedChunks, Problem>;
+  constexpr std::size_t stage_bytes = channel_stage_bytes<threads, Policy::channel_steps, SharedChunks, Problem>;
   static_assert(stage_bytes <= 227 * 1024,
                 "channel_shared_chunks (or, where channel_few_groups > 0, channel_few_groups_shared_chunks) x "
                 "channel_steps x channel_threads: the runs in shared memory outgrow an SM's 227 KB; lower them, or "
