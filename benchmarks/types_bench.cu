@@ -291,9 +291,11 @@ struct tile_window : linrec::default_policy<S> {
 // of the default steps (channel_shared_chunks), asking L2 for tiles PrefetchRounds rounds ahead
 // (the type's default unless given: a tile (1 + Chunks) times as tall asks for as many more
 // bytes a round, which may outgrow what L2 keeps until the round comes).
-template <typename S, int Chunks, int PrefetchRounds = linrec::default_policy<S>::channel_prefetch_rounds>
+template <typename S, int Chunks, int PrefetchRounds = linrec::default_policy<S>::channel_prefetch_rounds,
+          int Steps = linrec::default_policy<S>::channel_steps>
 struct tile_shared_runs : linrec::default_policy<S> {
   static constexpr linrec::strategy forced = linrec::strategy::channel_tiles;
+  static constexpr int channel_steps = Steps;
   static constexpr int channel_shared_chunks = Chunks;
   static constexpr std::int64_t channel_few_groups = 0;  // these runs for every shape
   static constexpr int channel_prefetch_rounds = PrefetchRounds;
@@ -401,6 +403,15 @@ void register_all() {
         add("tune_bf16_backward_shared0", [=](benchmark::State& st) { bench_typed_backward<bf16, tile_shared_runs<bf16, 0>>(st, l); });
         add("tune_bf16_shared1_prefetch0", [=](benchmark::State& st) { bench_typed<bf16, tile_shared_runs<bf16, 1, 0>>(st, l); });
         add("tune_bf16_shared2_prefetch0", [=](benchmark::State& st) { bench_typed<bf16, tile_shared_runs<bf16, 2, 0>>(st, l); });
+        // 4 steps a thread in registers and 3, 5 or 6 runs of 4 in shared memory: tiles of 512,
+        // 768 and 896 steps without spills (ptxas: 198, 234, 238 registers), where 8 steps with 2
+        // or 3 runs of 8 spill 92 and 160 bytes (session 38: do the spills make those collapse?).
+        add("tune_bf16_s4_shared3", [=](benchmark::State& st) { bench_typed<bf16, tile_shared_runs<bf16, 3, 1, 4>>(st, l); });
+        add("tune_bf16_s4_shared5", [=](benchmark::State& st) { bench_typed<bf16, tile_shared_runs<bf16, 5, 1, 4>>(st, l); });
+        add("tune_bf16_s4_shared5_prefetch0", [=](benchmark::State& st) { bench_typed<bf16, tile_shared_runs<bf16, 5, 0, 4>>(st, l); });
+        add("tune_bf16_s4_shared6", [=](benchmark::State& st) { bench_typed<bf16, tile_shared_runs<bf16, 6, 1, 4>>(st, l); });
+        add("tune_bf16_s4_shared6_prefetch0", [=](benchmark::State& st) { bench_typed<bf16, tile_shared_runs<bf16, 6, 0, 4>>(st, l); });
+        add("tune_bf16_s2_shared11_prefetch0", [=](benchmark::State& st) { bench_typed<bf16, tile_shared_runs<bf16, 11, 0, 2>>(st, l); });
         add("tune_bf16_shared3_prefetch0", [=](benchmark::State& st) { bench_typed<bf16, tile_shared_runs<bf16, 3, 0>>(st, l); });
         add("tune_complex64_shared1_prefetch0", [=](benchmark::State& st) { bench_typed<cfloat, tile_shared_runs<cfloat, 1, 0>>(st, l); });
         add("tune_bf16_tiles", [=](benchmark::State& st) { bench_typed<bf16, forced_tiles<bf16>>(st, l); });
