@@ -287,8 +287,9 @@ struct tile_window : linrec::default_policy<S> {
   static constexpr std::int64_t channel_wide_lookback_in_flight = WideFrom;
 };
 
-// Tuning: the channel tiles with each thread's run continued in shared memory, Chunks more runs
-// of the default steps (channel_shared_chunks), asking L2 for tiles PrefetchRounds rounds ahead
+// Tuning: the channel tiles with each thread's run of Steps steps in registers (the type's
+// channel_steps unless given) continued in shared memory by Chunks more runs of as many steps
+// (channel_shared_chunks), asking L2 for tiles PrefetchRounds rounds ahead
 // (the type's default unless given: a tile (1 + Chunks) times as tall asks for as many more
 // bytes a round, which may outgrow what L2 keeps until the round comes).
 template <typename S, int Chunks, int PrefetchRounds = linrec::default_policy<S>::channel_prefetch_rounds,
@@ -403,9 +404,10 @@ void register_all() {
         add("tune_bf16_backward_shared0", [=](benchmark::State& st) { bench_typed_backward<bf16, tile_shared_runs<bf16, 0>>(st, l); });
         add("tune_bf16_shared1_prefetch0", [=](benchmark::State& st) { bench_typed<bf16, tile_shared_runs<bf16, 1, 0>>(st, l); });
         add("tune_bf16_shared2_prefetch0", [=](benchmark::State& st) { bench_typed<bf16, tile_shared_runs<bf16, 2, 0>>(st, l); });
-        // 4 steps a thread in registers and 3, 5 or 6 runs of 4 in shared memory: tiles of 512,
-        // 768 and 896 steps without spills (ptxas: 198, 234, 238 registers), where 8 steps with 2
-        // or 3 runs of 8 spill 92 and 160 bytes (session 38: do the spills make those collapse?).
+        // 4 steps a thread in registers and 3, 5 or 6 runs of 4 in shared memory, or 2 steps and
+        // 11 runs of 2: tiles of 512, 768, 896 and 768 steps without spills (ptxas: 198, 234, 238,
+        // 226 registers), where 8 steps with 2 or 3 runs of 8 spill 92 and 160 bytes (session 38:
+        // do the spills make those collapse?).
         add("tune_bf16_s4_shared3", [=](benchmark::State& st) { bench_typed<bf16, tile_shared_runs<bf16, 3, 1, 4>>(st, l); });
         add("tune_bf16_s4_shared5", [=](benchmark::State& st) { bench_typed<bf16, tile_shared_runs<bf16, 5, 1, 4>>(st, l); });
         add("tune_bf16_s4_shared5_prefetch0", [=](benchmark::State& st) { bench_typed<bf16, tile_shared_runs<bf16, 5, 0, 4>>(st, l); });
