@@ -278,10 +278,6 @@ template <int Threads, int Items, int MinBlocks, int Warps>
 struct deferred_warps : unstaged_deferred_tiles<Threads, Items, MinBlocks> {
   static constexpr int lookback_warps = Warps;
 };
-// The deferred kernel asking L2 for each block's own next tile (lookback_prefetch_own_tile).
-struct deferred_own_tile_prefetch : unstaged_deferred_tiles<512, 8, 2> {
-  static constexpr bool lookback_prefetch_own_tile = true;
-};
 // The deferred kernel storing whole tiles striped across the block (lookback_striped_stores).
 template <bool Striped, int Warps = 8>
 struct deferred_striped : deferred_warps<512, 8, 2, Warps> {
@@ -356,9 +352,6 @@ void register_all() {
       add(name("tune_unstaged_direct_256x16", s), [=](benchmark::State& st) { bench_linrec<direct_lookback_tiles<256, 16>>(st, layout); });
       add(name("tune_unstaged_deferred_512x8", s), [=](benchmark::State& st) { bench_linrec<unstaged_deferred_tiles<512, 8, 2>>(st, layout); });
       add(name("tune_deferred_512x8_no_prefetch", s), [=](benchmark::State& st) { bench_linrec<unstaged_deferred_tiles<512, 8, 2, 1, 0>>(st, layout); });
-      // Each block asks L2 for its own next tile, claimed a round earlier (session 39, not yet
-      // measured): whether asking for another block's tile costs L2 fabric crossings.
-      add(name("tune_deferred_512x8_prefetch_own", s), [=](benchmark::State& st) { bench_linrec<deferred_own_tile_prefetch>(st, layout); });
       add(name("tune_deferred_512x8_prefetch2", s), [=](benchmark::State& st) { bench_linrec<unstaged_deferred_tiles<512, 8, 2, 1, 2>>(st, layout); });
       add(name("tune_deferred_512x8_reach2", s), [=](benchmark::State& st) { bench_linrec<unstaged_deferred_tiles<512, 8, 2, 2>>(st, layout); });
       add(name("tune_deferred_512x8_reach4", s), [=](benchmark::State& st) { bench_linrec<unstaged_deferred_tiles<512, 8, 2, 4>>(st, layout); });

@@ -88,12 +88,6 @@ struct default_policy {
   /// fp32 1 × 2^28 and 64 × 2^20: 1 round 0.63 and 0.62 of copy, none 0.59 and 0.61, 2 rounds
   /// 0.62 and 0.62.
   static constexpr int lookback_prefetch_rounds = 1;
-  /// tiled_lookback, deferred, with lookback_prefetch_rounds = 1: claim each block's tiles a round
-  /// earlier and ask L2 for the block's own next tile rather than the one about a grid's worth
-  /// of claims later, which another block (on any SM) loads. Off: an experiment (session 39,
-  /// not yet measured) on whether L2 requests from one SM for another's tile cross the fabric
-  /// between the L2's two partitions twice; that fabric bounds this kernel on the H200.
-  static constexpr bool lookback_prefetch_own_tile = false;
   /// tiled_lookback (deferred or staged): store a whole tile's h striped across the block from
   /// its parked items, so each warp's store covers 512 contiguous bytes, instead of each thread
   /// its own run of lookback_items steps (for fp32 tiles of 8 items a warp's store then

@@ -77,14 +77,6 @@ struct striped_store_policy : forced_policy<T, strategy::tiled_lookback> {
   static constexpr int lookback_warps = 0;
 };
 
-// The deferred look-back claiming each block's tiles a round earlier and asking L2 for its own
-// next tile (lookback_prefetch_own_tile), with its own order of claims.
-template <typename T>
-struct own_tile_prefetch_policy : forced_policy<T, strategy::tiled_lookback> {
-  static constexpr bool lookback_prefetch_own_tile = !default_policy<T>::lookback_prefetch_own_tile;
-  static constexpr int lookback_prefetch_rounds = 1;
-};
-
 // block_per_row launched without programmatic dependent launch (the default launches with it).
 template <typename T>
 struct plain_launch_policy : forced_policy<T, strategy::block_per_row> {
@@ -104,8 +96,6 @@ template <typename T>
 using large_tile_config = config<T, strategy::tiled_lookback, large_tile_policy<T>>;
 template <typename T>
 using striped_store_config = config<T, strategy::tiled_lookback, striped_store_policy<T>>;
-template <typename T>
-using own_tile_prefetch_config = config<T, strategy::tiled_lookback, own_tile_prefetch_policy<T>>;
 template <typename T>
 using plain_launch_config = config<T, strategy::block_per_row, plain_launch_policy<T>>;
 
@@ -384,10 +374,6 @@ struct config_name {
         if (C::policy::lookback_striped_stores != default_policy<typename C::value_type>::lookback_striped_stores) {
           return type + (C::policy::lookback_striped_stores ? "tiled_lookback_striped_stores_all_warps"
                                                              : "tiled_lookback_own_run_stores_all_warps");
-        }
-        if (C::policy::lookback_prefetch_own_tile != default_policy<typename C::value_type>::lookback_prefetch_own_tile) {
-          return type + (C::policy::lookback_prefetch_own_tile ? "tiled_lookback_own_tile_prefetch"
-                                                                : "tiled_lookback_grid_ahead_prefetch");
         }
         if (C::policy::lookback_threads != default_policy<typename C::value_type>::lookback_threads) {
           return type + "tiled_lookback_" + std::to_string(C::policy::lookback_threads) + "_threads";

@@ -191,7 +191,6 @@ status launch_tiled_lookback(const plan& pl, void* temp, const Problem& p, cudaS
   if constexpr (Policy::lookback_deferred) {
     const auto kernel = deferred_lookback_kernel<threads, items, Policy::lookback_min_blocks,
                                                  Policy::lookback_tiles_per_lane, Policy::lookback_prefetch_rounds,
-                                                 Policy::lookback_prefetch_own_tile,
                                                  lookback_warps, Policy::lookback_striped_stores, Problem>;
     constexpr std::size_t shared_bytes =
         deferred_parks_dynamically<threads, items, T> ? deferred_parked_bytes<threads, items, T> : 0;

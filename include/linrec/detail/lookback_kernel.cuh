@@ -234,21 +234,14 @@ inline constexpr bool deferred_parks_dynamically =
 /// operand for the whole tile (sm_90 and later), instead of every thread for its lines. Problems
 /// that say `prefetch_ahead = false` are not prefetched.
 ///
-/// With `PrefetchOwnTile` (and PrefetchRounds = 1), thread 0 claims each id a round earlier, so a
-/// block knows the tile it loads next round and asks L2 for that one instead: the tile is then
-/// asked for and loaded by the same SM. (An experiment: whether the other block's tile, asked
-/// for from anywhere on the chip, crosses the L2's fabric between its two partitions twice.)
-/// Forward progress still holds: a block's look-back waits only on smaller ids, and the block
-/// holding the smallest unpublished id never waits on one, whatever ids it has claimed ahead.
-///
 /// With `StripedStores` (and a problem that allows them), a whole tile's output is stored
 /// striped across the block from the parked items (store_striped) rather than each thread
 /// storing its own run.
 ///
 /// Forward progress as for lookback_kernel: a look-back waits only on smaller ids, whose blocks
 /// publish each aggregate without waiting on anything.
-template <int Threads, int Items, int MinBlocks, int TilesPerLane, int PrefetchRounds, bool PrefetchOwnTile,
-          int LookbackWarps, bool StripedStores, typename Problem>
+template <int Threads, int Items, int MinBlocks, int TilesPerLane, int PrefetchRounds, int LookbackWarps,
+          bool StripedStores, typename Problem>
 __global__ void __launch_bounds__(Threads, MinBlocks)
     deferred_lookback_kernel(Problem p, tile_status<affine<typename Problem::value_type>> status,
                              std::int64_t tiles_per_row) {
@@ -256,13 +249,11 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
   using V = affine<T>;
   using scan = block_scan<V, Threads, Items>;
   static_assert(LookbackWarps >= 1 && LookbackWarps <= Threads / 32, "look-back warps must be warps of the block");
-  static_assert(!PrefetchOwnTile || PrefetchRounds == 1, "lookback_prefetch_own_tile needs lookback_prefetch_rounds = 1: a block knows its own tile one round ahead only");
   using lookback = tile_lookback_prefix<V, LookbackWarps, affine_scan_op, TilesPerLane>;
   constexpr std::int64_t tile_items = scan::tile_items;
   __shared__ typename scan::temp_storage scan_storage;
   __shared__ typename lookback::temp_storage lookback_storage;
   __shared__ std::int64_t shared_tile;
-  __shared__ std::int64_t shared_next_tile;  // with PrefetchOwnTile: the block's tile a round later
   // [item][thread]: each thread parks and reads its own.
   constexpr bool park_dynamically = deferred_parks_dynamically<Threads, Items, T>;
   __shared__ V held_static[park_dynamically ? 1 : Items * Threads];
@@ -274,20 +265,13 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
   const affine_scan_op op;
 
   std::int64_t claimed = 0;  // thread 0's claim, handed to the block at the top of each round
-  std::int64_t claimed_after = 0;  // with PrefetchOwnTile: thread 0's claim for the round after
-  if (threadIdx.x == 0) {
-    claimed = status.next_tile();
-    if constexpr (PrefetchOwnTile) claimed_after = status.next_tile();
-  }
+  if (threadIdx.x == 0) claimed = status.next_tile();
   bool holding = false;
   std::int64_t held = 0;
   tile_place held_place{};
   V held_aggregate{};
   for (;;) {
-    if (threadIdx.x == 0) {
-      shared_tile = claimed;
-      if constexpr (PrefetchOwnTile) shared_next_tile = claimed_after;
-    }
+    if (threadIdx.x == 0) shared_tile = claimed;
     __syncthreads();
     const std::int64_t tile = shared_tile;
     tile_place place{};
@@ -300,8 +284,7 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
         p.load(place.row, place.start, first, place.valid, place.vector_ok, items);
       }
       if constexpr (PrefetchRounds > 0 && Problem::prefetch_ahead) {
-        const std::int64_t ahead =
-            PrefetchOwnTile ? shared_next_tile : tile + std::int64_t(PrefetchRounds) * gridDim.x;
+        const std::int64_t ahead = tile + std::int64_t(PrefetchRounds) * gridDim.x;
         if constexpr (Problem::prefetch_in_bulk && bulk_prefetch_available()) {
           if (threadIdx.x == Threads - 32) prefetch_whole_tile<tile_items>(p, ahead, tiles, tiles_per_row);
         } else {
@@ -339,12 +322,7 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
     scan(scan_storage).inclusive_scan(items, aggregate);
     if (threadIdx.x == 0) {
       publish_scanned(p, status, tile, place, aggregate);
-      if constexpr (PrefetchOwnTile) {
-        claimed = claimed_after;
-        claimed_after = status.next_tile();
-      } else {
-        claimed = status.next_tile();
-      }
+      claimed = status.next_tile();
     }
 #pragma unroll
     for (int i = 0; i < Items; ++i) held_items[i * Threads + threadIdx.x] = items[i];
