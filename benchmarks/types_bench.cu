@@ -336,6 +336,10 @@ void register_all() {
       // Few channel groups (bf16: 2 of 64 channels; complex64: 8 of 16), where fp32 gains from
       // taller tiles (channel_few_groups): whether the shared-run lines do here too.
       {"[B:1,T:2097152,C:128]", tensor_layout::batch_time_channels(1, 1 << 21, 128)},
+      // A length that tiles of 256, 512, 768, 896 and 1024 steps all divide (64512 = 63 × 1024 =
+      // 84 × 768 = 72 × 896): whether the taller bf16 tiles collapse only where T leaves each
+      // group a partial last chunk (session 39).
+      {"[B:1,T:64512,C:1024]", tensor_layout::batch_time_channels(1, 64512, 1024)},
   };
   for (const shape& s : shapes) {
     const tensor_layout l = s.layout;
@@ -406,8 +410,9 @@ void register_all() {
         add("tune_bf16_shared2_prefetch0", [=](benchmark::State& st) { bench_typed<bf16, tile_shared_runs<bf16, 2, 0>>(st, l); });
         // 4 steps a thread in registers and 3, 5 or 6 runs of 4 in shared memory, or 2 steps and
         // 11 runs of 2: tiles of 512, 768, 896 and 768 steps without spills (ptxas: 198, 234, 238,
-        // 226 registers), where 8 steps with 2 or 3 runs of 8 spill 92 and 160 bytes (session 38:
-        // do the spills make those collapse?).
+        // 226 registers), where 8 steps with 2 or 3 runs of 8 spill 92 and 160 bytes. Session 39
+        // (H100): the tiles of 768 and 896 steps collapse all the same (0.23-0.33 of copy at
+        // [1, 65536, 1024] against 0.68), so the spills were not the cause.
         add("tune_bf16_s4_shared3", [=](benchmark::State& st) { bench_typed<bf16, tile_shared_runs<bf16, 3, 1, 4>>(st, l); });
         add("tune_bf16_s4_shared5", [=](benchmark::State& st) { bench_typed<bf16, tile_shared_runs<bf16, 5, 1, 4>>(st, l); });
         add("tune_bf16_s4_shared5_prefetch0", [=](benchmark::State& st) { bench_typed<bf16, tile_shared_runs<bf16, 5, 0, 4>>(st, l); });

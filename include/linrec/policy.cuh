@@ -234,7 +234,8 @@ struct default_policy {
   /// One run by default for 2-byte storage carried in float (bf16, fp16), none for the rest.
   /// H200, session 35, [1, 65536, 1024], same binary: bf16 one run 0.55 of copy against none
   /// 0.47 (H100, two rounds: 0.68 against 0.61; two runs 0.35, three 0.27, with or without the
-  /// L2 prefetch: not understood; ptxas reports 36-160 bytes of spills there). complex64 one run
+  /// L2 prefetch: not understood; tiles as tall without spills, runs of 4 or 2 steps, collapse
+  /// too: H100, session 39, docs/performance.md). complex64 one run
   /// without the L2 prefetch measured 0.83 against 0.77 on the H100 but 0.65 against 0.78 on the
   /// H200 (with the prefetch, 0.61 on the H100: tiles twice as tall ask twice the bytes a round
   /// ahead), so it keeps none. fp32 keeps none: 0.66 against 0.76 at [1, 65536, 1024] (H200), and
