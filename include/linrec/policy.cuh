@@ -233,9 +233,12 @@ struct default_policy {
   ///
   /// One run by default for 2-byte storage carried in float (bf16, fp16), none for the rest.
   /// H200, session 35, [1, 65536, 1024], same binary: bf16 one run 0.55 of copy against none
-  /// 0.47 (H100, two rounds: 0.68 against 0.61; two runs 0.35, three 0.27, with or without the
-  /// L2 prefetch: not understood; tiles as tall without spills, runs of 4 or 2 steps, collapse
-  /// too: H100, session 39, docs/performance.md). complex64 one run
+  /// 0.47 (H100, two rounds: 0.68 against 0.61). Two or three runs collapsed to 0.27-0.37 until
+  /// session 40, when their loops were rolled: the unrolled code outgrew the instruction cache.
+  /// Since, on the H100 (two rounds, session 40), three runs without the L2 prefetch (1024 steps)
+  /// lead: 0.71 / 0.71 of copy against 0.68 / 0.68 at [1, 65536, 1024], 0.74 / 0.74 against
+  /// 0.65 / 0.65 at [1, 2^21, 128]; with the prefetch, 0.57. A default to change once an H200
+  /// agrees (docs/performance.md). complex64 one run
   /// without the L2 prefetch measured 0.83 against 0.77 on the H100 but 0.65 against 0.78 on the
   /// H200 (with the prefetch, 0.61 on the H100: tiles twice as tall ask twice the bytes a round
   /// ahead), so it keeps none. fp32 keeps none: 0.66 against 0.76 at [1, 65536, 1024] (H200), and
