@@ -406,6 +406,9 @@ void register_all() {
         // since, is tune_bf16_tiles below, as complex64's none is tune_complex64_tiles.
         add("tune_bf16_shared0", [=](benchmark::State& st) { bench_typed<bf16, tile_shared_runs<bf16, 0>>(st, l); });
         add("tune_bf16_backward_shared0", [=](benchmark::State& st) { bench_typed_backward<bf16, tile_shared_runs<bf16, 0>>(st, l); });
+        // The forward candidate of session 40 (3 runs of 8 steps: 1024-step tiles), for the
+        // backward pass, which takes the same channel_shared_chunks.
+        add("tune_bf16_backward_shared3", [=](benchmark::State& st) { bench_typed_backward<bf16, tile_shared_runs<bf16, 3, 0>>(st, l); });
         add("tune_bf16_shared1_prefetch0", [=](benchmark::State& st) { bench_typed<bf16, tile_shared_runs<bf16, 1, 0>>(st, l); });
         add("tune_bf16_shared2_prefetch0", [=](benchmark::State& st) { bench_typed<bf16, tile_shared_runs<bf16, 2, 0>>(st, l); });
         // 4 steps a thread in registers and 3, 5 or 6 runs of 4 in shared memory, or 2 steps and
