@@ -416,7 +416,7 @@ void register_all() {
         // 226 registers), where 8 steps with 2 or 3 runs of 8 spill 92 and 160 bytes. Session 39
         // (H100): the tiles of 768 and 896 steps collapse all the same (0.23-0.33 of copy at
         // [1, 65536, 1024] against 0.68), so the spills were not the cause. Session 40: the
-        // instruction cache was (the runs' unrolled loops); rolled, 0.57-0.72.
+        // instruction cache was (the runs' unrolled loops); rolled, 0.56-0.72.
         add("tune_bf16_s4_shared3", [=](benchmark::State& st) { bench_typed<bf16, tile_shared_runs<bf16, 3, 1, 4>>(st, l); });
         add("tune_bf16_s4_shared5", [=](benchmark::State& st) { bench_typed<bf16, tile_shared_runs<bf16, 5, 1, 4>>(st, l); });
         add("tune_bf16_s4_shared5_prefetch0", [=](benchmark::State& st) { bench_typed<bf16, tile_shared_runs<bf16, 5, 0, 4>>(st, l); });

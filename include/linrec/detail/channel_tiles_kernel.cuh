@@ -337,8 +337,9 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
       stage::wait();
       // The runs' loops stay rolled: unrolled, every run copied the conversion, the scan and the
       // store (staged and global paths both), and bf16 tiles of 768 steps or more outgrew the
-      // instruction cache: 370-460 KB of code, 12 cycles of instruction-fetch stall an issue,
-      // 0.27 of copy (H100, session 40). Rolled: 110-120 KB, 0.35 cycles, 0.66.
+      // instruction cache: 340-460 KB of code, 12 cycles of instruction-fetch stall an issue,
+      // 0.24-0.37 of copy (H100, session 40). Rolled, runs of 4 steps: 110-120 KB, 0.35 cycles,
+      // 0.56-0.72.
 #pragma unroll 1
       for (int k = 0; k < SharedChunks; ++k) {
 #pragma unroll
