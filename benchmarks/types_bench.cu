@@ -412,9 +412,10 @@ void register_all() {
         add("tune_bf16_shared1_prefetch0", [=](benchmark::State& st) { bench_typed<bf16, tile_shared_runs<bf16, 1, 0>>(st, l); });
         add("tune_bf16_shared2_prefetch0", [=](benchmark::State& st) { bench_typed<bf16, tile_shared_runs<bf16, 2, 0>>(st, l); });
         // 4 steps a thread in registers and 3, 5 or 6 runs of 4 in shared memory, or 2 steps and
-        // 11 runs of 2: tiles of 512, 768, 896 and 768 steps without spills (ptxas: 198, 234, 238,
-        // 226 registers), where 8 steps with 2 or 3 runs of 8 spill 92 and 160 bytes. Session 39
-        // (H100): the tiles of 768 and 896 steps collapse all the same (0.23-0.33 of copy at
+        // 11 runs of 2: tiles of 512, 768, 896 and 768 steps without spills, where 8 steps with 2
+        // or 3 runs of 8 spill (ptxas with the runs' loops rolled, session 40: 44 bytes without
+        // the L2 prefetch, 172 with it; session 38, unrolled: 92 and 160). Session 39 (H100): the
+        // tiles of 768 and 896 steps collapse all the same (0.23-0.33 of copy at
         // [1, 65536, 1024] against 0.68), so the spills were not the cause. Session 40: the
         // instruction cache was (the runs' unrolled loops); rolled, 0.56-0.72.
         add("tune_bf16_s4_shared3", [=](benchmark::State& st) { bench_typed<bf16, tile_shared_runs<bf16, 3, 1, 4>>(st, l); });
