@@ -289,9 +289,9 @@ struct tile_window : linrec::default_policy<S> {
 
 // Tuning: the channel tiles with each thread's run of Steps steps in registers (the type's
 // channel_steps unless given) continued in shared memory by Chunks more runs of as many steps
-// (channel_shared_chunks), asking L2 for tiles PrefetchRounds rounds ahead
-// (the type's default unless given: a tile (1 + Chunks) times as tall asks for as many more
-// bytes a round, which may outgrow what L2 keeps until the round comes).
+// (channel_shared_chunks), asking L2 for tiles PrefetchRounds rounds ahead (the type's default
+// unless given: a tile (1 + Chunks) times as tall asks for as many more bytes a round, which may
+// outgrow what L2 keeps until the round comes).
 template <typename S, int Chunks, int PrefetchRounds = linrec::default_policy<S>::channel_prefetch_rounds,
           int Steps = linrec::default_policy<S>::channel_steps>
 struct tile_shared_runs : linrec::default_policy<S> {
@@ -300,6 +300,14 @@ struct tile_shared_runs : linrec::default_policy<S> {
   static constexpr int channel_shared_chunks = Chunks;
   static constexpr std::int64_t channel_few_groups = 0;  // these runs for every shape
   static constexpr int channel_prefetch_rounds = PrefetchRounds;
+};
+
+// Tuning: the backward pass's channel tiles with Chunks runs in shared memory
+// (channel_backward_shared_chunks).
+template <typename S, int Chunks>
+struct tile_backward_shared_runs : linrec::default_policy<S> {
+  static constexpr linrec::strategy forced = linrec::strategy::channel_tiles;
+  static constexpr int channel_backward_shared_chunks = Chunks;
 };
 
 // The channel tiles with the default knobs: what the shapes with few channel groups took before
@@ -389,26 +397,28 @@ void register_all() {
         add("tune_fp32_walk_128x16_staged2", [=](benchmark::State& st) { bench_typed<float, walk_shape<128, 16, true, 2, float>>(st, l); });
         break;
       case linrec::strategy::channel_tiles:
-        // L2 asked a round ahead: on by default for these but fp32 (session 28).
-        add("tune_bf16_prefetch0", [=](benchmark::State& st) { bench_typed<bf16, tile_prefetch_rounds<bf16, 0>>(st, l); });
-        add("tune_fp16_prefetch0", [=](benchmark::State& st) { bench_typed<__half, tile_prefetch_rounds<__half, 0>>(st, l); });
+        // L2 asked a round ahead: on by default for complex64 (session 28), off for fp32 (session
+        // 28) and for the 2-byte types (session 41: their three runs in shared memory lose with it).
+        add("tune_bf16_prefetch1", [=](benchmark::State& st) { bench_typed<bf16, tile_prefetch_rounds<bf16, 1>>(st, l); });
+        add("tune_fp16_prefetch1", [=](benchmark::State& st) { bench_typed<__half, tile_prefetch_rounds<__half, 1>>(st, l); });
         add("tune_fp32_prefetch1", [=](benchmark::State& st) { bench_typed<float, tile_prefetch_rounds<float, 1>>(st, l); });
         add("tune_complex64_prefetch0", [=](benchmark::State& st) { bench_typed<cfloat, tile_prefetch_rounds<cfloat, 0>>(st, l); });
         add("tune_bf16_short_tiles", [=](benchmark::State& st) { bench_typed<bf16, bf16_short_tiles>(st, l); });
         add("tune_bf16_tiles_s4_mb2", [=](benchmark::State& st) { bench_typed<bf16, bf16_tiles<4, 2>>(st, l); });
         add("tune_bf16_window64", [=](benchmark::State& st) { bench_typed<bf16, tile_window<bf16, 1>>(st, l); });
         add("tune_complex64_window64", [=](benchmark::State& st) { bench_typed<cfloat, tile_window<cfloat, 1>>(st, l); });
-        add("tune_bf16_shared2", [=](benchmark::State& st) { bench_typed<bf16, tile_shared_runs<bf16, 2>>(st, l); });
-        add("tune_bf16_shared3", [=](benchmark::State& st) { bench_typed<bf16, tile_shared_runs<bf16, 3>>(st, l); });
-        add("tune_fp16_shared3", [=](benchmark::State& st) { bench_typed<__half, tile_shared_runs<__half, 3>>(st, l); });
+        add("tune_bf16_shared2", [=](benchmark::State& st) { bench_typed<bf16, tile_shared_runs<bf16, 2, 1>>(st, l); });
         add("tune_complex64_shared1", [=](benchmark::State& st) { bench_typed<cfloat, tile_shared_runs<cfloat, 1>>(st, l); });
-        // bf16's default before session 35 (no runs in shared memory); its one run, the default
-        // since, is tune_bf16_tiles below, as complex64's none is tune_complex64_tiles.
+        // bf16's defaults before: no runs in shared memory (until session 35), one run with the
+        // L2 prefetch (sessions 35-40; fp16 too); the default since, three runs without it, is
+        // tune_bf16_tiles below, as complex64's none is tune_complex64_tiles.
         add("tune_bf16_shared0", [=](benchmark::State& st) { bench_typed<bf16, tile_shared_runs<bf16, 0>>(st, l); });
-        add("tune_bf16_backward_shared0", [=](benchmark::State& st) { bench_typed_backward<bf16, tile_shared_runs<bf16, 0>>(st, l); });
-        // The forward candidate of session 40 (3 runs of 8 steps: 1024-step tiles), for the
-        // backward pass, which takes the same channel_shared_chunks.
-        add("tune_bf16_backward_shared3", [=](benchmark::State& st) { bench_typed_backward<bf16, tile_shared_runs<bf16, 3, 0>>(st, l); });
+        add("tune_bf16_shared1_prefetch1", [=](benchmark::State& st) { bench_typed<bf16, tile_shared_runs<bf16, 1, 1>>(st, l); });
+        add("tune_fp16_shared1_prefetch1", [=](benchmark::State& st) { bench_typed<__half, tile_shared_runs<__half, 1, 1>>(st, l); });
+        // The backward pass's runs (channel_backward_shared_chunks: one by default) at none and at
+        // the forward's three.
+        add("tune_bf16_backward_shared0", [=](benchmark::State& st) { bench_typed_backward<bf16, tile_backward_shared_runs<bf16, 0>>(st, l); });
+        add("tune_bf16_backward_shared3", [=](benchmark::State& st) { bench_typed_backward<bf16, tile_backward_shared_runs<bf16, 3>>(st, l); });
         add("tune_bf16_shared1_prefetch0", [=](benchmark::State& st) { bench_typed<bf16, tile_shared_runs<bf16, 1, 0>>(st, l); });
         add("tune_bf16_shared2_prefetch0", [=](benchmark::State& st) { bench_typed<bf16, tile_shared_runs<bf16, 2, 0>>(st, l); });
         // 4 steps a thread in registers and 3, 5 or 6 runs of 4 in shared memory, or 2 steps and
@@ -424,7 +434,6 @@ void register_all() {
         add("tune_bf16_s4_shared6", [=](benchmark::State& st) { bench_typed<bf16, tile_shared_runs<bf16, 6, 1, 4>>(st, l); });
         add("tune_bf16_s4_shared6_prefetch0", [=](benchmark::State& st) { bench_typed<bf16, tile_shared_runs<bf16, 6, 0, 4>>(st, l); });
         add("tune_bf16_s2_shared11_prefetch0", [=](benchmark::State& st) { bench_typed<bf16, tile_shared_runs<bf16, 11, 0, 2>>(st, l); });
-        add("tune_bf16_shared3_prefetch0", [=](benchmark::State& st) { bench_typed<bf16, tile_shared_runs<bf16, 3, 0>>(st, l); });
         add("tune_complex64_shared1_prefetch0", [=](benchmark::State& st) { bench_typed<cfloat, tile_shared_runs<cfloat, 1, 0>>(st, l); });
         add("tune_bf16_tiles", [=](benchmark::State& st) { bench_typed<bf16, forced_tiles<bf16>>(st, l); });
         add("tune_fp32_tiles", [=](benchmark::State& st) { bench_typed<float, forced_tiles<float>>(st, l); });

@@ -231,21 +231,29 @@ struct default_policy {
   /// dynamic shared memory is this × channel_steps × 32 bytes a thread (fp32 at 256 threads and
   /// 16 steps: 128 KB a run), and must fit one block an SM.
   ///
-  /// One run by default for 2-byte storage carried in float (bf16, fp16), none for the rest.
-  /// H200, session 35, [1, 65536, 1024], same binary: bf16 one run 0.55 of copy against none
-  /// 0.47 (H100, two rounds: 0.68 against 0.61). Two or three runs collapsed to 0.27-0.37 until
-  /// session 40, when their loops were rolled: the unrolled code outgrew the instruction cache.
-  /// Since, on the H100 (two rounds, session 40), three runs without the L2 prefetch (1024 steps)
-  /// lead: 0.71 / 0.71 of copy against 0.68 / 0.68 at [1, 65536, 1024], 0.74 / 0.74 against
-  /// 0.65 / 0.65 at [1, 2^21, 128]; with the prefetch, 0.57. A default to change once an H200
-  /// agrees (docs/performance.md). complex64 one run
+  /// Three runs by default for 2-byte storage carried in float (bf16, fp16: tiles of 1024 steps,
+  /// without the L2 prefetch; 192 KB a block), one where h alone has 2 bytes (a or b wider: three
+  /// runs would outgrow shared memory), none for the rest. bf16, [1, 65536, 1024] unless named, same
+  /// binary: H200, session 35, one run 0.55 of copy against none 0.47 (H100: 0.68 against 0.61).
+  /// Two or three runs collapsed to 0.27-0.37 until session 40, when their loops were rolled:
+  /// the unrolled code outgrew the instruction cache. Since, three runs without the prefetch
+  /// lead one run with it on the H100 in three sessions (40, 41; two rounds each): session 41,
+  /// 0.75 / 0.76 of copy against 0.71 / 0.71, at [1, 2^21, 128] 0.78 / 0.78 against 0.67 / 0.67,
+  /// at [1, 64512, 1024] 0.76 / 0.76 against 0.70 / 0.71; with the prefetch three runs drop to
+  /// 0.57 (session 40). Not yet measured on an H200 (docs/performance.md). complex64 one run
   /// without the L2 prefetch measured 0.83 against 0.77 on the H100 but 0.65 against 0.78 on the
   /// H200 (with the prefetch, 0.61 on the H100: tiles twice as tall ask twice the bytes a round
   /// ahead), so it keeps none. fp32 keeps none: 0.66 against 0.76 at [1, 65536, 1024] (H200), and
   /// its backward pass 0.78 against 0.90 (H100); but at [1, 2^22, 64], two channel groups, 0.70
   /// against 0.64 (H200; H100 0.82 against 0.75): a taller tile pays where few groups leave each
   /// group's look-back chain long (docs/performance.md).
-  static constexpr int channel_shared_chunks = vector_items >= 8 && sizeof(Accumulator) == 4 ? 1 : 0;
+  static constexpr int channel_shared_chunks =
+      vector_items >= 8 && sizeof(Accumulator) == 4 ? (sizeof(A) == 2 && sizeof(B) == 2 ? 3 : 1) : 0;
+  /// channel_tiles, backward pass: the runs in shared memory its tiles take, in place of
+  /// channel_shared_chunks. One for the 2-byte types, none for the rest: bf16 [1, 65536, 1024],
+  /// H100, session 41, two rounds: one run 0.76 / 0.77 of copy, three 0.70 / 0.70; session 28
+  /// (H200): none 0.61.
+  static constexpr int channel_backward_shared_chunks = vector_items >= 8 && sizeof(Accumulator) == 4 ? 1 : 0;
   /// channel_tiles: where the channel groups (batch × groups of a tile's channels) are at most
   /// channel_few_groups, tiles take channel_few_groups_shared_chunks runs in shared memory instead
   /// of channel_shared_chunks (0 groups: never). Few groups leave each group's look-back chain
@@ -275,7 +283,9 @@ struct default_policy {
   /// channel_tiles: a block that claims tile t asks L2 for the inputs of the tile this many rounds
   /// of the grid ahead (t + rounds × blocks); 0 turns it off. Forward only (the backward pass
   /// measured 0.62 of copy with it against 0.83). Off where the narrowest operand has 4 bytes
-  /// (fp32) since session 28, on (1 round) for the rest. H200, session 28, four same-binary
+  /// (fp32) since session 28, and 2 bytes (bf16, fp16) since session 41, whose tiles of three
+  /// runs in shared memory lose with it (channel_shared_chunks); on (1 round) for the wider
+  /// types (complex64, double). H200, session 28, four same-binary
   /// rounds over two calls, fp32 [1, T, 1024] for T = 4096, 16384, 65536, 262144 and [1, 2^22,
   /// 64]: none 0.60, 0.70, 0.73–0.77, 0.77–0.80, 0.61 of copy; 1 round 0.60–0.62, 0.67–0.69,
   /// 0.73–0.74, 0.76–0.77, 0.60–0.61. [1, 65536, 1024], two rounds: bf16 1 round 0.476 / 0.480
@@ -283,7 +293,7 @@ struct default_policy {
   /// 0.783 against 0.767 / 0.773. (An earlier fp32 kernel measured 1 round 0.55, 0.71, 0.74,
   /// 0.63 at 4096, 65536, 262144 and 2^22 × 64 against none 0.55, 0.70, 0.72, 0.60; 2 rounds
   /// 0.54, 0.60, 0.60, 0.51, the prefetched tiles outgrowing what L2 keeps.)
-  static constexpr int channel_prefetch_rounds = vector_items == 4 ? 0 : 1;
+  static constexpr int channel_prefetch_rounds = vector_items >= 4 ? 0 : 1;
   /// channel_tiles: what a tile's store reads (the backward pass's h) is asked into L2 when the
   /// tile is loaded, not read from DRAM after its look-back: 0.84 of copy against 0.80 for the
   /// backward pass at [1, 65536, 1024] fp32 (H200).

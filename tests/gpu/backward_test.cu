@@ -208,10 +208,11 @@ struct staged_walk : forced_policy<T, strategy::channel_walk> {
 };
 
 // The channel tiles with each thread's run continued in shared memory, one more run of the
-// default steps (channel_shared_chunks).
+// default steps (the backward pass's own count, channel_backward_shared_chunks: it ignores
+// channel_shared_chunks and channel_few_groups).
 template <typename T>
 struct shared_runs_tiles : forced_policy<T, strategy::channel_tiles> {
-  static constexpr int channel_shared_chunks = 1;  // (the backward pass ignores channel_few_groups)
+  static constexpr int channel_backward_shared_chunks = 1;
 };
 
 template <typename T>

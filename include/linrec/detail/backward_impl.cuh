@@ -102,11 +102,13 @@ status enqueue_backward(const plan& pl, void* temp, const T* a, const T* h, cons
                               stream);
 }
 
-// The policy the adjoint's channel kernels run under: the forward's, but without the taller
-// tiles for few channel groups (channel_few_groups is forward only: H100, fp32 [1, 2^22, 64],
-// the backward pass measured 0.81 of copy with them against 0.85 without).
+// The policy the adjoint's channel kernels run under: the forward's, but with the backward
+// pass's runs in shared memory (channel_backward_shared_chunks) and without the taller tiles for
+// few channel groups (channel_few_groups is forward only: H100, fp32 [1, 2^22, 64], the backward
+// pass measured 0.81 of copy with them against 0.85 without).
 template <typename Policy>
 struct adjoint_policy : Policy {
+  static constexpr int channel_shared_chunks = Policy::channel_backward_shared_chunks;
   static constexpr std::int64_t channel_few_groups = 0;
 };
 
