@@ -232,13 +232,13 @@ struct default_policy {
   /// 16 steps: 128 KB a run), and must fit one block an SM.
   ///
   /// Three runs by default for 2-byte storage carried in float (bf16, fp16: tiles of 1024 steps,
-  /// without the L2 prefetch; 192 KB a block), one where h alone has 2 bytes (a or b wider: three
-  /// runs would outgrow shared memory), none for the rest. bf16, [1, 65536, 1024] unless named, same
+  /// without the L2 prefetch; 192 KB a block), one where a or b is wider (three runs of float a
+  /// and b would need 384 KB), none for the rest. bf16, [1, 65536, 1024] unless named, same
   /// binary: H200, session 35, one run 0.55 of copy against none 0.47 (H100: 0.68 against 0.61).
   /// Two or three runs collapsed to 0.27-0.37 until session 40, when their loops were rolled:
   /// the unrolled code outgrew the instruction cache. Since, three runs without the prefetch
-  /// lead one run with it on the H100 in three sessions (40, 41; two rounds each): session 41,
-  /// 0.75 / 0.76 of copy against 0.71 / 0.71, at [1, 2^21, 128] 0.78 / 0.78 against 0.67 / 0.67,
+  /// lead one run with it on the H100 in two sessions (40, 41; two rounds each): session 41,
+  /// 0.75 / 0.76 of copy against 0.71 / 0.70, at [1, 2^21, 128] 0.78 / 0.78 against 0.67 / 0.67,
   /// at [1, 64512, 1024] 0.76 / 0.76 against 0.70 / 0.71; with the prefetch three runs drop to
   /// 0.57 (session 40). Not yet measured on an H200 (docs/performance.md). complex64 one run
   /// without the L2 prefetch measured 0.83 against 0.77 on the H100 but 0.65 against 0.78 on the
