@@ -302,6 +302,9 @@ struct tall_tiles_typed_policy : Base {
   static constexpr strategy forced = strategy::channel_tiles;
   static constexpr int channel_threads = 512;
   static constexpr int channel_steps = std::max(1, Base::channel_steps / 2);
+  // At most one run in shared memory: the 2-byte default's three (192 KB of stages) and the
+  // kernel's 41 KB of static shared memory at 512 threads (ptxas, bf16) pass an SM's 227 KB.
+  static constexpr int channel_shared_chunks = std::min(Base::channel_shared_chunks, 1);
 };
 
 template <typename A, typename B, typename H, int Lanes>
