@@ -235,6 +235,15 @@ __device__ __forceinline__ void write_final_in_run(const Problem& p, const chann
   }
 }
 
+// The kernel's static shared memory, the sum of its __shared__ objects below without their
+// padding: a lower bound on what ptxas reports (bf16, 256 threads of 8 steps: 17168 bytes; 512
+// of 4: 41488), so a launch that checks it with the stages against an SM's 227 KB at compile
+// time rejects no block that fits.
+template <int Threads, int Lanes, int Steps, typename Problem>
+inline constexpr std::size_t channel_tiles_static_bytes =
+    sizeof(typename channel_tile_scan<Threads, Lanes, Steps, Problem::width, typename Problem::value_type>::temp_storage) +
+    sizeof(affine<typename Problem::value_type>) * Lanes * Problem::width + sizeof(channel_shared_scalars);
+
 /// Each thread owns (1 + SharedChunks) × Steps consecutive time steps of a tile: the first Steps
 /// in registers, the rest copied into shared memory (cp.async, channel_stage) as the tile is
 /// claimed. With SharedChunks > 0 a thread folds its shared steps into its total after scanning

@@ -41,10 +41,12 @@ status launch_channel_tiles_with(const tensor_plan& pl, void* temp, const Proble
                                            Policy::channel_min_blocks, Policy::channel_prefetch_rounds,
                                            Policy::channel_prefetch_store_inputs, Problem>;
   constexpr std::size_t stage_bytes = channel_stage_bytes<threads, Policy::channel_steps, SharedChunks, Problem>;
-  static_assert(stage_bytes <= 227 * 1024,
-                "channel_shared_chunks (or, where channel_few_groups > 0, channel_few_groups_shared_chunks) x "
-                "channel_steps x channel_threads: the runs in shared memory outgrow an SM's 227 KB; lower them, or "
-                "set channel_few_groups = 0");
+  // With the kernel's own shared memory: 512 threads of bf16 with three runs (192 KB of stages
+  // and 41 KB) would otherwise compile and fail the opt-in at run time.
+  static_assert(stage_bytes + channel_tiles_static_bytes<threads, Lanes, Policy::channel_steps, Problem> <= 227 * 1024,
+                "channel_shared_chunks (or, where channel_few_groups > 0, channel_few_groups_shared_chunks; in the "
+                "backward pass, channel_backward_shared_chunks) x channel_steps x channel_threads: the runs in shared "
+                "memory and the kernel's own outgrow an SM's 227 KB; lower them, or set channel_few_groups = 0");
   if constexpr (stage_bytes > 0) {
     if (const cudaError_t e = opt_into_stages(kernel, stage_bytes); e != cudaSuccess) return status(e);
   }
