@@ -229,7 +229,8 @@ struct default_policy {
   /// tile, is paid over that many more bytes; each shared step is read twice from shared memory
   /// (to fold the thread's total before the look-back, then to write h after it). The block's
   /// dynamic shared memory is this × channel_steps × 32 bytes a thread (fp32 at 256 threads and
-  /// 16 steps: 128 KB a run), and must fit one block an SM.
+  /// 16 steps: 128 KB a run), and with the kernel's own (9-41 KB) must fit one block an SM (a
+  /// static_assert says where not).
   ///
   /// Three runs by default for 2-byte storage carried in float (bf16, fp16: tiles of 1024 steps,
   /// without the L2 prefetch; 192 KB a block), one where a or b is wider (three runs of float a
