@@ -14,6 +14,10 @@ TEST_F(storage_types_test, bf16_tiles_taller_than_a_warp) {
 TEST_F(storage_types_test, bf16_tiles_with_runs_in_shared_memory) {
   check_tiles_with_shared_runs<__nv_bfloat16, __nv_bfloat16, __nv_bfloat16, 3>();
 }
+// The 2-byte default asks L2 for nothing ahead; a policy may, as the earlier default did.
+TEST_F(storage_types_test, bf16_tiles_with_one_shared_run_and_l2_prefetch) {
+  check_tiles_with_shared_runs<__nv_bfloat16, __nv_bfloat16, __nv_bfloat16, 1, 1>();
+}
 TEST_F(storage_types_test, float_a_with_bf16_tiles_with_runs_in_shared_memory) {
   check_tiles_with_shared_runs<float, __nv_bfloat16, __nv_bfloat16, 1>();
 }

@@ -330,19 +330,22 @@ void check_tiles_taller_than_a_warp() {
 }
 
 /// Channel tiles whose threads continue their runs in shared memory (channel_shared_chunks
-/// runs of the default steps): chunk edges, reverse, time-major and element-wise paths.
-template <typename Base, int Chunks>
+/// runs of the default steps), with or without asking L2 for the next tile's rounds ahead:
+/// chunk edges, reverse, time-major and element-wise paths.
+template <typename Base, int Chunks, int PrefetchRounds>
 struct shared_runs_typed_policy : Base {
   static constexpr strategy forced = strategy::channel_tiles;
   static constexpr int channel_shared_chunks = Chunks;
+  static constexpr int channel_prefetch_rounds = PrefetchRounds;
   static constexpr std::int64_t channel_few_groups = 0;  // these runs for every shape
 };
 
-template <typename A, typename B, typename H, int Chunks>
+template <typename A, typename B, typename H, int Chunks,
+          int PrefetchRounds = default_policy<H, A, B>::channel_prefetch_rounds>
 void check_tiles_with_shared_runs() {
   using Base = default_policy<H, A, B>;
   using Acc = typename Base::accumulator_type;
-  using P = shared_runs_typed_policy<Base, Chunks>;
+  using P = shared_runs_typed_policy<Base, Chunks, PrefetchRounds>;
   const auto run = [](const tensor_layout& l, bool h0) {
     const auto p = random_typed_problem<A, B, H>(l, coefficients::half_to_one, h0);
     expect_typed_matches<Acc>(p, run_typed<P>(p));
