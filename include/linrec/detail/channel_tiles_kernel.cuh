@@ -281,6 +281,10 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
 
   const std::int64_t tiles = status.tiles();
 
+  // A tile is claimed when the block is ready to start it. Claiming the next one a tile early,
+  // to copy its runs in while this one writes h, held up every later tile of its channels that
+  // looked back to it: bf16 [1, 2^21, 128] 0.61 of copy against 0.77, fp32 [1, 2^22, 64] 0.63
+  // against 0.83 (H100, session 42).
   const auto claim = [&]() {
     __syncthreads();  // the previous tile is done with shared memory
     if (threadIdx.x == 0) shared.tile = status.next_tile();
