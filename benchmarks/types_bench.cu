@@ -439,6 +439,7 @@ void register_all() {
         // the forward's three.
         add("tune_bf16_backward_shared0", [=](benchmark::State& st) { bench_typed_backward<bf16, tile_backward_shared_runs<bf16, 0>>(st, l); });
         add("tune_bf16_backward_shared3", [=](benchmark::State& st) { bench_typed_backward<bf16, tile_backward_shared_runs<bf16, 3>>(st, l); });
+        // 128-thread tiles, two blocks an SM (tile_blocks), forward and backward.
         add("tune_bf16_t128_shared3_mb2", [=](benchmark::State& st) { bench_typed<bf16, tile_blocks<bf16, 128, 3, 2>>(st, l); });
         add("tune_fp16_t128_shared3_mb2", [=](benchmark::State& st) { bench_typed<__half, tile_blocks<__half, 128, 3, 2>>(st, l); });
         add("tune_bf16_t128_shared2_mb2", [=](benchmark::State& st) { bench_typed<bf16, tile_blocks<bf16, 128, 2, 2>>(st, l); });

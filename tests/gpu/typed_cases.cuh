@@ -330,7 +330,7 @@ void check_tiles_taller_than_a_warp() {
 }
 
 /// Channel tiles whose threads continue their runs in shared memory (channel_shared_chunks
-/// runs of the default steps), with or without asking L2 for the next tile's rounds ahead:
+/// runs of the default steps), with or without asking L2 for the tiles a round of the grid ahead:
 /// chunk edges, reverse, time-major and element-wise paths.
 template <typename Base, int Chunks, int PrefetchRounds>
 struct shared_runs_typed_policy : Base {
