@@ -310,16 +310,6 @@ struct tile_backward_shared_runs : linrec::default_policy<S> {
   static constexpr int channel_backward_shared_chunks = Chunks;
 };
 
-// Tuning: a channel-tile policy (tile_shared_runs, tile_backward_shared_runs) with blocks of
-// Threads threads, MinBlocks of them an SM: 128-thread blocks with the 2-byte default's three
-// runs take 96 KB of stages, so two fit an SM (255 registers a thread, as one 256-thread block),
-// and one block's reads can overlap the other's look-back and writes.
-template <typename Tiles, int Threads, int MinBlocks>
-struct tile_blocks : Tiles {
-  static constexpr int channel_threads = Threads;
-  static constexpr int channel_min_blocks = MinBlocks;
-};
-
 // The channel tiles with the default knobs: what the shapes with few channel groups took before
 // the narrow walk (session 32).
 template <typename S>
@@ -429,13 +419,6 @@ void register_all() {
         // the forward's three.
         add("tune_bf16_backward_shared0", [=](benchmark::State& st) { bench_typed_backward<bf16, tile_backward_shared_runs<bf16, 0>>(st, l); });
         add("tune_bf16_backward_shared3", [=](benchmark::State& st) { bench_typed_backward<bf16, tile_backward_shared_runs<bf16, 3>>(st, l); });
-        // 128-thread tiles, two blocks an SM (tile_blocks), forward and backward.
-        add("tune_bf16_t128_shared3_mb2", [=](benchmark::State& st) { bench_typed<bf16, tile_blocks<tile_shared_runs<bf16, 3>, 128, 2>>(st, l); });
-        add("tune_fp16_t128_shared3_mb2", [=](benchmark::State& st) { bench_typed<__half, tile_blocks<tile_shared_runs<__half, 3>, 128, 2>>(st, l); });
-        add("tune_bf16_t128_shared2_mb2", [=](benchmark::State& st) { bench_typed<bf16, tile_blocks<tile_shared_runs<bf16, 2>, 128, 2>>(st, l); });
-        add("tune_bf16_t128_shared1_mb2", [=](benchmark::State& st) { bench_typed<bf16, tile_blocks<tile_shared_runs<bf16, 1>, 128, 2>>(st, l); });
-        add("tune_bf16_backward_t128_shared1_mb2", [=](benchmark::State& st) { bench_typed_backward<bf16, tile_blocks<tile_backward_shared_runs<bf16, 1>, 128, 2>>(st, l); });
-        add("tune_bf16_backward_t128_shared3_mb2", [=](benchmark::State& st) { bench_typed_backward<bf16, tile_blocks<tile_backward_shared_runs<bf16, 3>, 128, 2>>(st, l); });
         add("tune_bf16_shared1_prefetch0", [=](benchmark::State& st) { bench_typed<bf16, tile_shared_runs<bf16, 1, 0>>(st, l); });
         add("tune_bf16_shared2_prefetch0", [=](benchmark::State& st) { bench_typed<bf16, tile_shared_runs<bf16, 2, 0>>(st, l); });
         // 4 steps a thread in registers and 3, 5 or 6 runs of 4 in shared memory, or 2 steps and
