@@ -238,7 +238,8 @@ __device__ __forceinline__ void write_final_in_run(const Problem& p, const chann
 // The kernel's static shared memory, the sum of its __shared__ objects below without their
 // padding: a lower bound on what ptxas reports (bf16, 256 threads of 8 steps: 17168 bytes; 512
 // of 4: 41488), so a launch that checks it with the stages against an SM's 227 KB at compile
-// time rejects no block that fits.
+// time rejects no block that fits. A __shared__ object added below must be added here too:
+// storage_types_test.channel_tiles_static_shared_memory_is_counted compares the two.
 template <int Threads, int Lanes, int Steps, typename Problem>
 inline constexpr std::size_t channel_tiles_static_bytes =
     sizeof(typename channel_tile_scan<Threads, Lanes, Steps, Problem::width, typename Problem::value_type>::temp_storage) +
