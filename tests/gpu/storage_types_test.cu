@@ -31,10 +31,7 @@ void expect_static_shared_memory_counted() {
   using problem = detail::channel_problem<__nv_bfloat16, __nv_bfloat16, __nv_bfloat16, float>;
   constexpr int lanes = 8;  // the default channel_max_lanes
   static_assert(Policy::channel_max_lanes == lanes);
-  const auto kernel =
-      detail::channel_tiles_kernel<Policy::channel_threads, lanes, Policy::channel_steps, Policy::channel_shared_chunks,
-                                   Policy::channel_min_blocks, Policy::channel_prefetch_rounds,
-                                   Policy::channel_prefetch_store_inputs, problem>;
+  const auto kernel = detail::channel_tiles_kernel_for<Policy, lanes, Policy::channel_shared_chunks, problem>();
   cudaFuncAttributes attributes{};
   ASSERT_EQ(cudaFuncGetAttributes(&attributes, kernel), cudaSuccess);
   constexpr std::size_t counted =

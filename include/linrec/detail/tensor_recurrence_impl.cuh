@@ -33,13 +33,20 @@ cudaError_t opt_into_stages(Kernel kernel, std::size_t stage_bytes) {
   return cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(stage_bytes));
 }
 
+// The channel-tile kernel a policy launches with Lanes lanes and SharedChunks runs in shared
+// memory (tests ask it for its attributes).
+template <typename Policy, int Lanes, int SharedChunks, typename Problem>
+auto channel_tiles_kernel_for() {
+  return channel_tiles_kernel<Policy::channel_threads, Lanes, Policy::channel_steps, SharedChunks,
+                              Policy::channel_min_blocks, Policy::channel_prefetch_rounds,
+                              Policy::channel_prefetch_store_inputs, Problem>;
+}
+
 template <typename Policy, int Lanes, int SharedChunks, typename Problem>
 status launch_channel_tiles_with(const tensor_plan& pl, void* temp, const Problem& p, cudaStream_t stream) {
   using T = typename Problem::value_type;
   constexpr int threads = Policy::channel_threads;
-  const auto kernel = channel_tiles_kernel<threads, Lanes, Policy::channel_steps, SharedChunks,
-                                           Policy::channel_min_blocks, Policy::channel_prefetch_rounds,
-                                           Policy::channel_prefetch_store_inputs, Problem>;
+  const auto kernel = channel_tiles_kernel_for<Policy, Lanes, SharedChunks, Problem>();
   constexpr std::size_t stage_bytes = channel_stage_bytes<threads, Policy::channel_steps, SharedChunks, Problem>;
   // With the kernel's own shared memory: 512 threads of bf16 with three runs (192 KB of stages
   // and 41 KB) would otherwise compile and fail the opt-in at run time.
