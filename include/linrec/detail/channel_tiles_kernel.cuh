@@ -285,7 +285,9 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
   // A tile is claimed when the block is ready to start it. Claiming the next one a tile early,
   // to copy its runs in while this one writes h, held up every later tile of its channels that
   // looked back to it: bf16 [1, 2^21, 128] 0.61 of copy against 0.77, fp32 [1, 2^22, 64] 0.63
-  // against 0.83 (H100, session 42).
+  // against 0.83 (H100, session 42). Claimed after this tile's look-back instead, with its runs
+  // copied in as this tile writes, it still lost 0.01-0.035 everywhere: bf16 0.74 against 0.75
+  // at [1, 65536, 1024], the bf16 backward pass 0.74 against 0.77 (H100, session 44).
   const auto claim = [&]() {
     __syncthreads();  // the previous tile is done with shared memory
     if (threadIdx.x == 0) shared.tile = status.next_tile();
