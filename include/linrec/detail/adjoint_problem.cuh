@@ -144,6 +144,10 @@ struct channel_adjoint_problem {
   }
 
   // The straight path (as channel_problem's): a at steps t0-1 … and g at t0 …, past the first.
+  // Its first run is held as scanned items (channel_problem::hold_raw_run): its store loads a run
+  // of h as well, and with the run raw, ptxas spilled 512 bytes (against 136) in the bf16 tile,
+  // which measured 0.78 / 0.77 of copy against 0.785 / 0.784 at [1, 2^21, 128] (H100, session 45).
+  static constexpr bool hold_raw_run = false;
   using first_type = T;
   using second_type = T;
   template <int Steps>

@@ -15,6 +15,21 @@
 
 namespace linrec::detail {
 
+/// `Vectors` raw 16-byte vectors of S (vector(c) gives the c-th) converted to Width values of Acc.
+template <int Vectors, typename S, typename Acc, int Width, typename Vector>
+__device__ __forceinline__ void convert_vectors(Vector&& vector, Acc (&values)[Width]) {
+  constexpr int per_vector = vector_width<S>;
+  static_assert(Vectors * per_vector == Width, "the vectors hold the values");
+#pragma unroll
+  for (int c = 0; c < Vectors; ++c) {
+    const uint4 raw = vector(c);
+    S e[per_vector];
+    memcpy(e, &raw, sizeof(raw));
+#pragma unroll
+    for (int k = 0; k < per_vector; ++k) values[c * per_vector + k] = convert<Acc>(e[k]);
+  }
+}
+
 /// One staged run per thread of a Threads-thread block: `Steps` steps of `Problem::width` channels
 /// of both operands of the problem's straight path (see channel_problem::visit_straight), kept
 /// as raw 16-byte vectors. Slot k of every thread lies side by side, so a warp's copies and reads
@@ -97,15 +112,45 @@ struct channel_stage {
  private:
   template <int Vectors, typename S>
   static __device__ __forceinline__ void unpack(const temp_storage& storage, int base, Acc (&values)[width]) {
-    constexpr int per_vector = vector_width<S>;
+    convert_vectors<Vectors, S>([&](int c) { return storage.slot[base + c][threadIdx.x]; }, values);
+  }
+};
+
+/// A thread's straight run held in registers as the raw 16-byte vectors channel_stage would copy
+/// to shared memory, converted a step at a time where it is used. For 2-byte storage this is half
+/// the registers of the run's converted items, which a tile would otherwise hold through its
+/// look-back.
+template <int Steps, typename Problem>
+struct channel_held_run {
+  using Acc = typename Problem::value_type;
+  using layout = channel_stage<32, Steps, Problem>;  // its slot order; Threads plays no part in it
+  static constexpr int width = Problem::width;
+  uint4 vector[layout::slots];
+
+  /// Loads the straight run at (batch_index, t0, channel0), every vector issued before any is used.
+  __device__ __forceinline__ void load(const Problem& p, std::int64_t batch_index, std::int64_t t0,
+                                       std::int64_t channel0) {
+    p.template visit_straight<Steps>(batch_index, t0, channel0, [&](auto operand, int s, const auto* x) {
+      using S = std::remove_cv_t<std::remove_pointer_t<decltype(x)>>;
+      constexpr bool first = decltype(operand)::first;
+      constexpr int vectors = first ? layout::first_vectors : layout::second_vectors;
+      const int base = first ? layout::first_slot(s) : layout::second_slot(s);
 #pragma unroll
-    for (int c = 0; c < Vectors; ++c) {
-      const uint4 raw = storage.slot[base + c][threadIdx.x];
-      S e[per_vector];
-      memcpy(e, &raw, sizeof(raw));
+      for (int c = 0; c < vectors; ++c) vector[base + c] = *reinterpret_cast<const uint4*>(x + c * vector_width<S>);
+    });
+  }
+
+  /// Step `s` of the run, converted.
+  __device__ __forceinline__ void read_step(const Problem& p, int s, affine<Acc> (&item)[width]) const {
+    Acc first[1][width], second[1][width];
+    convert_vectors<layout::first_vectors, typename Problem::first_type>(
+        [&](int c) { return vector[layout::first_slot(s) + c]; }, first[0]);
+    convert_vectors<layout::second_vectors, typename Problem::second_type>(
+        [&](int c) { return vector[layout::second_slot(s) + c]; }, second[0]);
+    affine<Acc> items[1][width];
+    p.assemble(first, second, items);
 #pragma unroll
-      for (int k = 0; k < per_vector; ++k) values[c * per_vector + k] = convert<Acc>(e[k]);
-    }
+    for (int v = 0; v < width; ++v) item[v] = items[0][v];
   }
 };
 

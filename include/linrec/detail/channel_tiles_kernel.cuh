@@ -248,7 +248,8 @@ inline constexpr std::size_t channel_tiles_static_bytes =
 /// Each thread owns (1 + SharedChunks) × Steps consecutive time steps of a tile: the first Steps
 /// in registers, the rest copied into shared memory (cp.async, channel_stage) as the tile is
 /// claimed. With SharedChunks > 0 a thread folds its shared steps into its total after scanning
-/// its registers, the block scans the totals across rows, the tile looks back, and each thread
+/// its registers (or folding them too, where the problem holds its register run raw:
+/// hold_raw_run), the block scans the totals across rows, the tile looks back, and each thread
 /// writes its registers' steps and then the shared ones, scanning them again from shared memory
 /// with the carry. A tile then holds more bytes per look-back than registers alone allow (the
 /// look-back's latency is paid per tile, however large).
@@ -313,8 +314,18 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
       }
       stage::commit();
     }
-    V items[Steps][width];
-    p.load(here.batch_index, here.t0, here.channel0, here.vector, items);
+    // The first run waits out the look-back in registers: as scanned items, or with shared runs
+    // where the problem says hold_raw_run, as raw vectors, folded into the thread's total like
+    // the shared runs and scanned again from the carry.
+    constexpr bool hold_raw = SharedChunks > 0 && Problem::hold_raw_run;
+    [[maybe_unused]] V items[Steps][width];
+    [[maybe_unused]] channel_held_run<Steps, Problem> held;
+    [[maybe_unused]] const bool held_straight = hold_raw && p.template straight<Steps>(here.t0, here.vector);
+    if constexpr (!hold_raw) {
+      p.load(here.batch_index, here.t0, here.channel0, here.vector, items);
+    } else if (held_straight) {
+      held.load(p, here.batch_index, here.t0, here.channel0);
+    }
     if constexpr (PrefetchStoreInputs) {
       p.template prefetch_store_inputs<run>(here.batch_index, here.t0, here.channel0, here.vector);
     }
@@ -346,10 +357,29 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
 #pragma unroll
         for (int v = 0; v < width; ++v) item[v] = one[0][v];
       };
-      tile_scan::scan_own_steps(items);
       V total[width];  // op over this thread's whole run
+      if constexpr (!hold_raw) {
+        tile_scan::scan_own_steps(items);
 #pragma unroll
-      for (int v = 0; v < width; ++v) total[v] = items[Steps - 1][v];
+        for (int v = 0; v < width; ++v) total[v] = items[Steps - 1][v];
+      } else if (held_straight) {
+#pragma unroll
+        for (int s = 0; s < Steps; ++s) {
+          V item[width];
+          held.read_step(p, s, item);
+#pragma unroll
+          for (int v = 0; v < width; ++v) total[v] = s == 0 ? item[v] : op(total[v], item[v]);
+        }
+      } else {
+        global_step(here.t0, total);
+#pragma unroll 1
+        for (int s = 1; s < Steps; ++s) {
+          V item[width];
+          global_step(here.t0 + s, item);
+#pragma unroll
+          for (int v = 0; v < width; ++v) total[v] = op(total[v], item[v]);
+        }
+      }
       stage::wait();
       // The runs' loops stay rolled: unrolled, every run copied the conversion, the scan and the
       // store (staged and global paths both), and bf16 tiles of 768 steps or more outgrew the
@@ -387,35 +417,49 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
       V carry[width];
 #pragma unroll
       for (int v = 0; v < width; ++v) carry[v] = has_before ? op(exclusive[v], before[v]) : exclusive[v];
-      tile_scan::apply_prefix(carry, items);
-      p.store(here.batch_index, here.t0, here.channel0, here.vector, items);
-      write_final_in_run(p, here, here.t0, items);
+      // Writes h of the straight run from t, step s read by read(s, item), and carries on.
+      const auto write_straight = [&](std::int64_t t, auto&& read) {
 #pragma unroll
-      for (int v = 0; v < width; ++v) carry[v] = items[Steps - 1][v];
+        for (int s = 0; s < Steps; ++s) {
+          V item[width];
+          read(s, item);
+#pragma unroll
+          for (int v = 0; v < width; ++v) items[s][v] = carry[v] = op(carry[v], item[v]);
+        }
+        p.store(here.batch_index, t, here.channel0, here.vector, items);
+        write_final_in_run(p, here, t, items);
+      };
+      // The same for a run that is not straight, a step at a time from global memory: items is
+      // indexed by constants only, or it would leave registers.
+      const auto write_from_global = [&](std::int64_t t) {
+#pragma unroll 1
+        for (int s = 0; s < Steps; ++s) {
+          V item[width], one[1][width];
+          global_step(t + s, item);
+#pragma unroll
+          for (int v = 0; v < width; ++v) one[0][v] = carry[v] = op(carry[v], item[v]);
+          p.store(here.batch_index, t + s, here.channel0, here.vector, one);
+          write_final_in_run(p, here, t + s, one);
+        }
+      };
+      if constexpr (!hold_raw) {
+        tile_scan::apply_prefix(carry, items);
+        p.store(here.batch_index, here.t0, here.channel0, here.vector, items);
+        write_final_in_run(p, here, here.t0, items);
+#pragma unroll
+        for (int v = 0; v < width; ++v) carry[v] = items[Steps - 1][v];
+      } else if (held_straight) {
+        write_straight(here.t0, [&](int s, V(&item)[width]) { held.read_step(p, s, item); });
+      } else {
+        write_from_global(here.t0);
+      }
 #pragma unroll 1
       for (int k = 0; k < SharedChunks; ++k) {
         const std::int64_t t = here.t0 + std::int64_t(k + 1) * Steps;
         if (staged_runs >> k & 1u) {
-#pragma unroll
-          for (int s = 0; s < Steps; ++s) {
-            V item[width];
-            stage::read_step(staged[k], p, s, item);
-#pragma unroll
-            for (int v = 0; v < width; ++v) items[s][v] = carry[v] = op(carry[v], item[v]);
-          }
-          p.store(here.batch_index, t, here.channel0, here.vector, items);
-          write_final_in_run(p, here, t, items);
+          write_straight(t, [&](int s, V(&item)[width]) { stage::read_step(staged[k], p, s, item); });
         } else {
-          // A step at a time: items is indexed by constants only, or it would leave registers.
-#pragma unroll 1
-          for (int s = 0; s < Steps; ++s) {
-            V item[width], one[1][width];
-            global_step(t + s, item);
-#pragma unroll
-            for (int v = 0; v < width; ++v) one[0][v] = carry[v] = op(carry[v], item[v]);
-            p.store(here.batch_index, t + s, here.channel0, here.vector, one);
-            write_final_in_run(p, here, t + s, one);
-          }
+          write_from_global(t);
         }
       }
     }
