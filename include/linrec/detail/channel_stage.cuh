@@ -1,6 +1,8 @@
-// linrec/detail/channel_stage.cuh — a thread's next straight channel tile, copied from global to
-// shared memory by cp.async while the block still scans and stores the current one, so a walking
-// block always has a tile's loads in flight without holding them in registers.
+// linrec/detail/channel_stage.cuh — a thread's straight channel run kept unconverted until it is
+// used: copied from global to shared memory by cp.async while the block still scans and stores
+// another (channel_stage), so a block has loads in flight without holding them in registers; or
+// held in registers as the same 16-byte vectors (channel_held_run), half the registers of the
+// converted run for 2-byte storage.
 #pragma once
 
 #include <linrec/affine.cuh>
