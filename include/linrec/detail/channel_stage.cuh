@@ -62,18 +62,39 @@ struct channel_stage {
     uint4 slot[slots][Threads];
   };
 
-  /// Starts copying the straight run at (batch_index, t0, channel0) into this thread's slots.
-  static __device__ __forceinline__ void fetch(temp_storage& storage, const Problem& p, std::int64_t batch_index,
-                                               std::int64_t t0, std::int64_t channel0) {
+  /// The straight run at (batch_index, t0, channel0) in slot order: move(slot, source) for each of
+  /// its 16-byte vectors, every one before any is used.
+  template <typename Move>
+  static __device__ __forceinline__ void visit_slots(const Problem& p, std::int64_t batch_index, std::int64_t t0,
+                                                     std::int64_t channel0, Move&& move) {
     p.template visit_straight<Steps>(batch_index, t0, channel0, [&](auto operand, int s, const auto* x) {
       using S = std::remove_cv_t<std::remove_pointer_t<decltype(x)>>;
       constexpr bool first = decltype(operand)::first;
       constexpr int vectors = first ? first_vectors : second_vectors;
       const int base = first ? first_slot(s) : second_slot(s);
 #pragma unroll
-      for (int c = 0; c < vectors; ++c) {
-        __pipeline_memcpy_async(&storage.slot[base + c][threadIdx.x], x + c * vector_width<S>, 16);
-      }
+      for (int c = 0; c < vectors; ++c) move(base + c, x + c * vector_width<S>);
+    });
+  }
+
+  /// Step `s` of a run in slot order, converted: vector(slot) gives the run's raw vectors.
+  template <typename Vector>
+  static __device__ __forceinline__ void assemble_step(const Problem& p, int s, Vector&& vector,
+                                                       affine<Acc> (&item)[width]) {
+    Acc first[1][width], second[1][width];
+    convert_vectors<first_vectors, first_type>([&](int c) { return vector(first_slot(s) + c); }, first[0]);
+    convert_vectors<second_vectors, second_type>([&](int c) { return vector(second_slot(s) + c); }, second[0]);
+    affine<Acc> items[1][width];
+    p.assemble(first, second, items);
+#pragma unroll
+    for (int v = 0; v < width; ++v) item[v] = items[0][v];
+  }
+
+  /// Starts copying the straight run at (batch_index, t0, channel0) into this thread's slots.
+  static __device__ __forceinline__ void fetch(temp_storage& storage, const Problem& p, std::int64_t batch_index,
+                                               std::int64_t t0, std::int64_t channel0) {
+    visit_slots(p, batch_index, t0, channel0, [&](int slot, const void* source) {
+      __pipeline_memcpy_async(&storage.slot[slot][threadIdx.x], source, 16);
     });
   }
 
@@ -81,13 +102,7 @@ struct channel_stage {
   /// the caller has already waited for (wait).
   static __device__ __forceinline__ void read_step(const temp_storage& storage, const Problem& p, int s,
                                                    affine<Acc> (&item)[width]) {
-    Acc first[1][width], second[1][width];
-    unpack<first_vectors, first_type>(storage, first_slot(s), first[0]);
-    unpack<second_vectors, second_type>(storage, second_slot(s), second[0]);
-    affine<Acc> items[1][width];
-    p.assemble(first, second, items);
-#pragma unroll
-    for (int v = 0; v < width; ++v) item[v] = items[0][v];
+    assemble_step(p, s, [&](int slot) { return storage.slot[slot][threadIdx.x]; }, item);
   }
 
   /// Waits until every copy group this thread has committed is done.
@@ -132,27 +147,14 @@ struct channel_held_run {
   /// Loads the straight run at (batch_index, t0, channel0), every vector issued before any is used.
   __device__ __forceinline__ void load(const Problem& p, std::int64_t batch_index, std::int64_t t0,
                                        std::int64_t channel0) {
-    p.template visit_straight<Steps>(batch_index, t0, channel0, [&](auto operand, int s, const auto* x) {
-      using S = std::remove_cv_t<std::remove_pointer_t<decltype(x)>>;
-      constexpr bool first = decltype(operand)::first;
-      constexpr int vectors = first ? layout::first_vectors : layout::second_vectors;
-      const int base = first ? layout::first_slot(s) : layout::second_slot(s);
-#pragma unroll
-      for (int c = 0; c < vectors; ++c) vector[base + c] = *reinterpret_cast<const uint4*>(x + c * vector_width<S>);
+    layout::visit_slots(p, batch_index, t0, channel0, [&](int slot, const void* source) {
+      vector[slot] = *static_cast<const uint4*>(source);
     });
   }
 
   /// Step `s` of the run, converted.
   __device__ __forceinline__ void read_step(const Problem& p, int s, affine<Acc> (&item)[width]) const {
-    Acc first[1][width], second[1][width];
-    convert_vectors<layout::first_vectors, typename Problem::first_type>(
-        [&](int c) { return vector[layout::first_slot(s) + c]; }, first[0]);
-    convert_vectors<layout::second_vectors, typename Problem::second_type>(
-        [&](int c) { return vector[layout::second_slot(s) + c]; }, second[0]);
-    affine<Acc> items[1][width];
-    p.assemble(first, second, items);
-#pragma unroll
-    for (int v = 0; v < width; ++v) item[v] = items[0][v];
+    layout::assemble_step(p, s, [&](int slot) { return vector[slot]; }, item);
   }
 };
 
