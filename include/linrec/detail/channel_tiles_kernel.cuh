@@ -19,6 +19,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 namespace linrec::detail {
 
@@ -358,27 +359,36 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
         for (int v = 0; v < width; ++v) item[v] = one[0][v];
       };
       V total[width];  // op over this thread's whole run
+      // Folds a straight run into total, step s read by read(s, item); `starts` (a constant): the
+      // run is the thread's first, whose first step begins total.
+      const auto fold_straight = [&](auto starts, auto&& read) {
+#pragma unroll
+        for (int s = 0; s < Steps; ++s) {
+          V item[width];
+          read(s, item);
+#pragma unroll
+          for (int v = 0; v < width; ++v) total[v] = decltype(starts)::value && s == 0 ? item[v] : op(total[v], item[v]);
+        }
+      };
+      // The same for a run that is not straight, a step at a time from global memory.
+      const auto fold_from_global = [&](bool starts, std::int64_t t) {
+        if (starts) global_step(t, total);
+#pragma unroll 1
+        for (int s = starts ? 1 : 0; s < Steps; ++s) {
+          V item[width];
+          global_step(t + s, item);
+#pragma unroll
+          for (int v = 0; v < width; ++v) total[v] = op(total[v], item[v]);
+        }
+      };
       if constexpr (!hold_raw) {
         tile_scan::scan_own_steps(items);
 #pragma unroll
         for (int v = 0; v < width; ++v) total[v] = items[Steps - 1][v];
       } else if (held_straight) {
-#pragma unroll
-        for (int s = 0; s < Steps; ++s) {
-          V item[width];
-          held.read_step(p, s, item);
-#pragma unroll
-          for (int v = 0; v < width; ++v) total[v] = s == 0 ? item[v] : op(total[v], item[v]);
-        }
+        fold_straight(std::true_type{}, [&](int s, V(&item)[width]) { held.read_step(p, s, item); });
       } else {
-        global_step(here.t0, total);
-#pragma unroll 1
-        for (int s = 1; s < Steps; ++s) {
-          V item[width];
-          global_step(here.t0 + s, item);
-#pragma unroll
-          for (int v = 0; v < width; ++v) total[v] = op(total[v], item[v]);
-        }
+        fold_from_global(true, here.t0);
       }
       stage::wait();
       // The runs' loops stay rolled: unrolled, every run copied the conversion, the scan and the
@@ -389,22 +399,9 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
 #pragma unroll 1
       for (int k = 0; k < SharedChunks; ++k) {
         if (staged_runs >> k & 1u) {
-#pragma unroll
-          for (int s = 0; s < Steps; ++s) {
-            V item[width];
-            stage::read_step(staged[k], p, s, item);
-#pragma unroll
-            for (int v = 0; v < width; ++v) total[v] = op(total[v], item[v]);
-          }
+          fold_straight(std::false_type{}, [&](int s, V(&item)[width]) { stage::read_step(staged[k], p, s, item); });
         } else {
-          const std::int64_t t = here.t0 + std::int64_t(k + 1) * Steps;
-#pragma unroll 1
-          for (int s = 0; s < Steps; ++s) {
-            V item[width];
-            global_step(t + s, item);
-#pragma unroll
-            for (int v = 0; v < width; ++v) total[v] = op(total[v], item[v]);
-          }
+          fold_from_global(false, here.t0 + std::int64_t(k + 1) * Steps);
         }
       }
       V before[width];  // op over the rows before this thread's
