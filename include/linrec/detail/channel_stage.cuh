@@ -37,11 +37,11 @@ __device__ __forceinline__ void convert_vectors(Vector&& vector, Acc (&values)[W
 /// as raw 16-byte vectors. Slot k of every thread lies side by side, so a warp's copies and reads
 /// of one slot touch consecutive 16-byte words: no bank conflicts.
 ///
-/// A caller keeps one temp_storage per tile it stages ahead, fetches into one, commits a copy
-/// group per tile (see commit), and reads a run once its group is done. Each thread reads back
-/// only what it copied itself, so no barrier is needed between the copy and the read, only the
-/// thread's own wait. Between reading a run and copying the next one over it,
-/// the caller must pass a __syncthreads() (the reads are then performed before the copies).
+/// A caller keeps one temp_storage per run it stages ahead, fetches into one, commits a copy
+/// group per run or per tile (see commit), and reads a run once its group is done. Each thread
+/// reads back only what it copied itself, so no barrier is needed between the copy and the read,
+/// only the thread's own wait. Between reading a run and copying the next one over it, the
+/// caller must pass a __syncthreads() (the reads are then performed before the copies).
 template <int Threads, int Steps, typename Problem>
 struct channel_stage {
   using Acc = typename Problem::value_type;
@@ -107,6 +107,20 @@ struct channel_stage {
 
   /// Waits until every copy group this thread has committed is done.
   static __device__ __forceinline__ void wait() { __pipeline_wait_prior(0); }
+
+  /// Waits until at most `pending` (0 ... MaxPending) of this thread's newest copy groups are
+  /// still in flight: a count known only at run time, for a rolled loop over runs in groups of
+  /// their own (cp.async's wait takes its count as an immediate).
+  template <int MaxPending>
+  static __device__ __forceinline__ void wait_pending(int pending) {
+    if constexpr (MaxPending == 0) {
+      __pipeline_wait_prior(0);
+    } else if (pending >= MaxPending) {
+      __pipeline_wait_prior(MaxPending);
+    } else {
+      wait_pending<MaxPending - 1>(pending);
+    }
+  }
 
   /// Closes this thread's copy group: every fetch since the last commit (possibly none).
   static __device__ __forceinline__ void commit() { __pipeline_commit(); }

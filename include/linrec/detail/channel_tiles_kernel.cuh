@@ -304,7 +304,22 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
     // runs' loops below can stay rolled without indexing local memory.
     [[maybe_unused]] unsigned staged_runs = 0;
     static_assert(SharedChunks <= 32, "staged_runs holds a bit a shared run");
+    // The first run waits out the look-back in registers: as scanned items, or with shared runs
+    // where the problem says hold_raw_run, as raw vectors, folded into the thread's total like
+    // the shared runs and scanned again from the carry. Raw, it is loaded first, as it is folded
+    // first; converted as loaded, it is loaded after the copies are issued, so that no
+    // conversion waiting for its loads holds them up.
+    constexpr bool hold_raw = SharedChunks > 0 && Problem::hold_raw_run;
+    [[maybe_unused]] V items[Steps][width];
+    [[maybe_unused]] channel_held_run<Steps, Problem> held;
+    [[maybe_unused]] const bool held_straight = hold_raw && p.template straight<Steps>(here.t0, here.vector);
+    if (held_straight) held.load(p, here.batch_index, here.t0, here.channel0);
     if constexpr (SharedChunks > 0) {
+      // A copy group a run (empty where it is not staged), so each is folded as soon as it lands,
+      // while the later ones are still arriving. bf16 [1, 65536, 1024] 0.789 / 0.789 of copy
+      // against 0.757 / 0.767 with one group a tile, fp16 0.782 / 0.793 against 0.771 / 0.762;
+      // but [1, 2^21, 128] (two channel groups) 0.768 / 0.770 against 0.774 / 0.781 (H100,
+      // session 46, call 3; call 2 agreed).
 #pragma unroll
       for (int k = 0; k < SharedChunks; ++k) {
         const std::int64_t t = here.t0 + std::int64_t(k + 1) * Steps;
@@ -312,21 +327,10 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
           staged_runs |= 1u << k;
           stage::fetch(staged[k], p, here.batch_index, t, here.channel0);
         }
+        stage::commit();
       }
-      stage::commit();
     }
-    // The first run waits out the look-back in registers: as scanned items, or with shared runs
-    // where the problem says hold_raw_run, as raw vectors, folded into the thread's total like
-    // the shared runs and scanned again from the carry.
-    constexpr bool hold_raw = SharedChunks > 0 && Problem::hold_raw_run;
-    [[maybe_unused]] V items[Steps][width];
-    [[maybe_unused]] channel_held_run<Steps, Problem> held;
-    [[maybe_unused]] const bool held_straight = hold_raw && p.template straight<Steps>(here.t0, here.vector);
-    if constexpr (!hold_raw) {
-      p.load(here.batch_index, here.t0, here.channel0, here.vector, items);
-    } else if (held_straight) {
-      held.load(p, here.batch_index, here.t0, here.channel0);
-    }
+    if constexpr (!hold_raw) p.load(here.batch_index, here.t0, here.channel0, here.vector, items);
     if constexpr (PrefetchStoreInputs) {
       p.template prefetch_store_inputs<run>(here.batch_index, here.t0, here.channel0, here.vector);
     }
@@ -367,7 +371,9 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
           V item[width];
           read(s, item);
 #pragma unroll
-          for (int v = 0; v < width; ++v) total[v] = decltype(starts)::value && s == 0 ? item[v] : op(total[v], item[v]);
+          for (int v = 0; v < width; ++v) {
+            total[v] = decltype(starts)::value && s == 0 ? item[v] : op(total[v], item[v]);
+          }
         }
       };
       // The same for a run that is not straight, a step at a time from global memory.
@@ -390,7 +396,6 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
       } else {
         fold_from_global(true, here.t0);
       }
-      stage::wait();
       // The runs' loops stay rolled: unrolled, every run copied the conversion, the scan and the
       // store (staged and global paths both), and bf16 tiles of 768 steps or more outgrew the
       // instruction cache: 340-460 KB of code, 12 cycles of instruction-fetch stall an issue,
@@ -398,6 +403,7 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
       // 0.56-0.72.
 #pragma unroll 1
       for (int k = 0; k < SharedChunks; ++k) {
+        stage::template wait_pending<SharedChunks - 1>(SharedChunks - 1 - k);  // run k has landed
         if (staged_runs >> k & 1u) {
           fold_straight(std::false_type{}, [&](int s, V(&item)[width]) { stage::read_step(staged[k], p, s, item); });
         } else {
