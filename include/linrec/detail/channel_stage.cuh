@@ -99,14 +99,11 @@ struct channel_stage {
   }
 
   /// One step of this thread's run, converted: step `s` of the run in `storage`, whose copy group
-  /// the caller has already waited for (wait).
+  /// the caller has already waited for (wait_pending).
   static __device__ __forceinline__ void read_step(const temp_storage& storage, const Problem& p, int s,
                                                    affine<Acc> (&item)[width]) {
     assemble_step(p, s, [&](int slot) { return storage.slot[slot][threadIdx.x]; }, item);
   }
-
-  /// Waits until every copy group this thread has committed is done.
-  static __device__ __forceinline__ void wait() { __pipeline_wait_prior(0); }
 
   /// Waits until at most `pending` (0 ... MaxPending) of this thread's newest copy groups are
   /// still in flight: a count known only at run time, for a rolled loop over runs in groups of
