@@ -397,21 +397,23 @@ void register_all() {
         add("tune_fp32_walk_128x16_staged2", [=](benchmark::State& st) { bench_typed<float, walk_shape<128, 16, true, 2, float>>(st, l); });
         break;
       case linrec::strategy::channel_tiles:
-        // L2 asked a round ahead: on by default for complex64 (session 28), off for fp32 (session
-        // 28) and for the 2-byte types (session 41: their three runs in shared memory lose with it).
+        // L2 asked a round ahead: off for fp32 (session 28), for the 2-byte types (session 41:
+        // their three runs in shared memory lose with it) and for complex64 (session 48: its one
+        // run loses with it; on from session 28).
         add("tune_bf16_prefetch1", [=](benchmark::State& st) { bench_typed<bf16, tile_prefetch_rounds<bf16, 1>>(st, l); });
         add("tune_fp16_prefetch1", [=](benchmark::State& st) { bench_typed<__half, tile_prefetch_rounds<__half, 1>>(st, l); });
         add("tune_fp32_prefetch1", [=](benchmark::State& st) { bench_typed<float, tile_prefetch_rounds<float, 1>>(st, l); });
-        add("tune_complex64_prefetch0", [=](benchmark::State& st) { bench_typed<cfloat, tile_prefetch_rounds<cfloat, 0>>(st, l); });
+        add("tune_complex64_prefetch1", [=](benchmark::State& st) { bench_typed<cfloat, tile_prefetch_rounds<cfloat, 1>>(st, l); });
         add("tune_bf16_short_tiles", [=](benchmark::State& st) { bench_typed<bf16, bf16_short_tiles>(st, l); });
         add("tune_bf16_tiles_s4_mb2", [=](benchmark::State& st) { bench_typed<bf16, bf16_tiles<4, 2>>(st, l); });
         add("tune_bf16_window64", [=](benchmark::State& st) { bench_typed<bf16, tile_window<bf16, 1>>(st, l); });
         add("tune_complex64_window64", [=](benchmark::State& st) { bench_typed<cfloat, tile_window<cfloat, 1>>(st, l); });
         add("tune_bf16_shared2", [=](benchmark::State& st) { bench_typed<bf16, tile_shared_runs<bf16, 2, 1>>(st, l); });
-        add("tune_complex64_shared1", [=](benchmark::State& st) { bench_typed<cfloat, tile_shared_runs<cfloat, 1>>(st, l); });
+        // complex64's default before session 48: no run in shared memory, L2 asked a round ahead.
+        add("tune_complex64_shared0_prefetch1", [=](benchmark::State& st) { bench_typed<cfloat, tile_shared_runs<cfloat, 0, 1>>(st, l); });
         // bf16's defaults before: no runs in shared memory (until session 35), one run with the
         // L2 prefetch (sessions 35-40; fp16 too); the default since, three runs without it, is
-        // tune_bf16_tiles below, as complex64's none is tune_complex64_tiles.
+        // tune_bf16_tiles below, as complex64's one run (since session 48) is tune_complex64_tiles.
         add("tune_bf16_shared0", [=](benchmark::State& st) { bench_typed<bf16, tile_shared_runs<bf16, 0>>(st, l); });
         add("tune_bf16_shared1_prefetch1", [=](benchmark::State& st) { bench_typed<bf16, tile_shared_runs<bf16, 1, 1>>(st, l); });
         add("tune_fp16_shared1_prefetch1", [=](benchmark::State& st) { bench_typed<__half, tile_shared_runs<__half, 1, 1>>(st, l); });
@@ -434,7 +436,6 @@ void register_all() {
         add("tune_bf16_s4_shared6", [=](benchmark::State& st) { bench_typed<bf16, tile_shared_runs<bf16, 6, 1, 4>>(st, l); });
         add("tune_bf16_s4_shared6_prefetch0", [=](benchmark::State& st) { bench_typed<bf16, tile_shared_runs<bf16, 6, 0, 4>>(st, l); });
         add("tune_bf16_s2_shared11_prefetch0", [=](benchmark::State& st) { bench_typed<bf16, tile_shared_runs<bf16, 11, 0, 2>>(st, l); });
-        add("tune_complex64_shared1_prefetch0", [=](benchmark::State& st) { bench_typed<cfloat, tile_shared_runs<cfloat, 1, 0>>(st, l); });
         add("tune_bf16_tiles", [=](benchmark::State& st) { bench_typed<bf16, forced_tiles<bf16>>(st, l); });
         add("tune_fp32_tiles", [=](benchmark::State& st) { bench_typed<float, forced_tiles<float>>(st, l); });
         add("tune_complex64_tiles", [=](benchmark::State& st) { bench_typed<cfloat, forced_tiles<cfloat>>(st, l); });

@@ -48,6 +48,10 @@ struct default_policy {
   /// at least one vector. (16 items for the 2-byte types measured 0.24 of copy against 0.72 for
   /// 8 at 1024 rows × 65536 in bf16 on the H200.)
   static constexpr int thread_items = std::max(vector_items, 32 / int(sizeof(Accumulator)));
+  /// Whether a, b and h are all complex64 (cuda::std::complex<float>), whose channel tiles take
+  /// their own defaults (channel_shared_chunks, channel_prefetch_rounds).
+  static constexpr bool complex64_storage = is_complex_v<Accumulator> && sizeof(Accumulator) == 8 &&
+                                            vector_items == 2;
 
   /// tiled_lookback: threads per block and items per thread (a tile is their product). With the
   /// deferred look-back, 512 x 8 measured 0.63 of copy at 2^28 on the H200, against 0.61 for
@@ -244,15 +248,21 @@ struct default_policy {
   /// lead one run with it on the H100 in two sessions (40, 41; two rounds each): session 41,
   /// 0.75 / 0.76 of copy against 0.71 / 0.70, at [1, 2^21, 128] 0.78 / 0.78 against 0.67 / 0.67,
   /// at [1, 64512, 1024] 0.76 / 0.76 against 0.70 / 0.71; with the prefetch three runs drop to
-  /// 0.57 (session 40). Not yet measured on an H200 (docs/performance.md). complex64 one run
-  /// without the L2 prefetch measured 0.83 against 0.77 on the H100 but 0.65 against 0.78 on the
-  /// H200 (with the prefetch, 0.61 on the H100: tiles twice as tall ask twice the bytes a round
-  /// ahead), so it keeps none. fp32 keeps none: 0.66 against 0.76 at [1, 65536, 1024] (H200), and
+  /// 0.57 (session 40). Not yet measured on an H200 (docs/performance.md).
+  ///
+  /// One run for complex64 (all three operands), without the L2 prefetch (channel_prefetch_rounds):
+  /// [1, 65536, 1024] on the H100, session 48, 0.855 / 0.862 of copy against 0.776 / 0.772 for
+  /// none with the prefetch (the default before), same binary, two rounds; with the prefetch one
+  /// run measured 0.64 / 0.65 (tiles twice as tall ask twice the bytes a round ahead). Session 35
+  /// measured one run at 0.83 against 0.77 on the H100 but 0.65 against 0.78 on the H200, before
+  /// the runs' loops were rolled (session 40: unrolled, taller tiles outgrew the instruction cache
+  /// and collapsed); the H200 has not measured it since. fp32 keeps none: 0.66 against 0.76 at [1, 65536, 1024] (H200), and
   /// its backward pass 0.78 against 0.90 (H100); but at [1, 2^22, 64], two channel groups, 0.70
   /// against 0.64 (H200; H100 0.82 against 0.75): a taller tile pays where few groups leave each
   /// group's look-back chain long (docs/performance.md).
   static constexpr int channel_shared_chunks =
-      vector_items >= 8 && sizeof(Accumulator) == 4 ? (sizeof(A) == 2 && sizeof(B) == 2 ? 3 : 1) : 0;
+      vector_items >= 8 && sizeof(Accumulator) == 4 ? (sizeof(A) == 2 && sizeof(B) == 2 ? 3 : 1)
+                                                    : (complex64_storage ? 1 : 0);
   /// channel_tiles, backward pass: the runs in shared memory its tiles take, in place of
   /// channel_shared_chunks. One for the 2-byte types, none for the rest: bf16 [1, 65536, 1024],
   /// H100, session 41, two rounds: one run 0.76 / 0.77 of copy, three 0.70 / 0.70; session 28
@@ -288,8 +298,8 @@ struct default_policy {
   /// of the grid ahead (t + rounds × blocks); 0 turns it off. Forward only (the backward pass
   /// measured 0.62 of copy with it against 0.83). Off where the narrowest operand has 4 bytes
   /// (fp32) since session 28, and 2 bytes (bf16, fp16) since session 41, whose tiles of three
-  /// runs in shared memory lose with it (channel_shared_chunks); on (1 round) for the wider
-  /// types (complex64, double). H200, session 28, four same-binary
+  /// runs in shared memory lose with it (channel_shared_chunks), and complex64 since session 48
+  /// for the same reason (its one run); on (1 round) for double. H200, session 28, four same-binary
   /// rounds over two calls, fp32 [1, T, 1024] for T = 4096, 16384, 65536, 262144 and [1, 2^22,
   /// 64]: none 0.60, 0.70, 0.73–0.77, 0.77–0.80, 0.61 of copy; 1 round 0.60–0.62, 0.67–0.69,
   /// 0.73–0.74, 0.76–0.77, 0.60–0.61. [1, 65536, 1024], two rounds: bf16 1 round 0.476 / 0.480
@@ -297,7 +307,7 @@ struct default_policy {
   /// 0.783 against 0.767 / 0.773. (An earlier fp32 kernel measured 1 round 0.55, 0.71, 0.74,
   /// 0.63 at 4096, 65536, 262144 and 2^22 × 64 against none 0.55, 0.70, 0.72, 0.60; 2 rounds
   /// 0.54, 0.60, 0.60, 0.51, the prefetched tiles outgrowing what L2 keeps.)
-  static constexpr int channel_prefetch_rounds = vector_items >= 4 ? 0 : 1;
+  static constexpr int channel_prefetch_rounds = vector_items >= 4 || complex64_storage ? 0 : 1;
   /// channel_tiles: what a tile's store reads (the backward pass's h) is asked into L2 when the
   /// tile is loaded, not read from DRAM after its look-back: 0.84 of copy against 0.80 for the
   /// backward pass at [1, 65536, 1024] fp32 (H200).
