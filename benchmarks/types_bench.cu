@@ -398,7 +398,7 @@ void register_all() {
         break;
       case linrec::strategy::channel_tiles:
         // L2 asked a round ahead: off for fp32 (session 28), for the 2-byte types (session 41:
-        // their three runs in shared memory lose with it) and for complex64 (session 48: its one
+        // their three runs in shared memory lose with it) and for complex64 (session 49: its one
         // run loses with it; on from session 28).
         add("tune_bf16_prefetch1", [=](benchmark::State& st) { bench_typed<bf16, tile_prefetch_rounds<bf16, 1>>(st, l); });
         add("tune_fp16_prefetch1", [=](benchmark::State& st) { bench_typed<__half, tile_prefetch_rounds<__half, 1>>(st, l); });
@@ -409,11 +409,11 @@ void register_all() {
         add("tune_bf16_window64", [=](benchmark::State& st) { bench_typed<bf16, tile_window<bf16, 1>>(st, l); });
         add("tune_complex64_window64", [=](benchmark::State& st) { bench_typed<cfloat, tile_window<cfloat, 1>>(st, l); });
         add("tune_bf16_shared2", [=](benchmark::State& st) { bench_typed<bf16, tile_shared_runs<bf16, 2, 1>>(st, l); });
-        // complex64's default before session 48: no run in shared memory, L2 asked a round ahead.
+        // complex64's default before session 49: no run in shared memory, L2 asked a round ahead.
         add("tune_complex64_shared0_prefetch1", [=](benchmark::State& st) { bench_typed<cfloat, tile_shared_runs<cfloat, 0, 1>>(st, l); });
         // bf16's defaults before: no runs in shared memory (until session 35), one run with the
         // L2 prefetch (sessions 35-40; fp16 too); the default since, three runs without it, is
-        // tune_bf16_tiles below, as complex64's one run (since session 48) is tune_complex64_tiles.
+        // tune_bf16_tiles below, as complex64's one run (since session 49) is tune_complex64_tiles.
         add("tune_bf16_shared0", [=](benchmark::State& st) { bench_typed<bf16, tile_shared_runs<bf16, 0>>(st, l); });
         add("tune_bf16_shared1_prefetch1", [=](benchmark::State& st) { bench_typed<bf16, tile_shared_runs<bf16, 1, 1>>(st, l); });
         add("tune_fp16_shared1_prefetch1", [=](benchmark::State& st) { bench_typed<__half, tile_shared_runs<__half, 1, 1>>(st, l); });

@@ -252,14 +252,17 @@ struct default_policy {
   ///
   /// One run for complex64 (all three operands), without the L2 prefetch (channel_prefetch_rounds):
   /// [1, 65536, 1024] on the H100, session 48, 0.855 / 0.862 of copy against 0.776 / 0.772 for
-  /// none with the prefetch (the default before), same binary, two rounds; with the prefetch one
+  /// none with the prefetch (the default before), same binary, two rounds (session 49, this
+  /// default's own binary: 0.867 / 0.865 against 0.773 / 0.773); with the prefetch one
   /// run measured 0.64 / 0.65 (tiles twice as tall ask twice the bytes a round ahead). Session 35
   /// measured one run at 0.83 against 0.77 on the H100 but 0.65 against 0.78 on the H200, before
   /// the runs' loops were rolled (session 40: unrolled, taller tiles outgrew the instruction cache
-  /// and collapsed); the H200 has not measured it since. fp32 keeps none: 0.66 against 0.76 at [1, 65536, 1024] (H200), and
-  /// its backward pass 0.78 against 0.90 (H100); but at [1, 2^22, 64], two channel groups, 0.70
-  /// against 0.64 (H200; H100 0.82 against 0.75): a taller tile pays where few groups leave each
-  /// group's look-back chain long (docs/performance.md).
+  /// and collapsed); the H200 has not measured it since.
+  ///
+  /// fp32 keeps none: 0.66 against 0.76 at [1, 65536, 1024] (H200), and its backward pass 0.78
+  /// against 0.90 (H100); but at [1, 2^22, 64], two channel groups, 0.70 against 0.64 (H200;
+  /// H100 0.82 against 0.75): a taller tile pays where few groups leave each group's look-back
+  /// chain long (docs/performance.md).
   static constexpr int channel_shared_chunks =
       vector_items >= 8 && sizeof(Accumulator) == 4 ? (sizeof(A) == 2 && sizeof(B) == 2 ? 3 : 1)
                                                     : (complex64_storage ? 1 : 0);
@@ -298,10 +301,10 @@ struct default_policy {
   /// of the grid ahead (t + rounds × blocks); 0 turns it off. Forward only (the backward pass
   /// measured 0.62 of copy with it against 0.83). Off where the narrowest operand has 4 bytes
   /// (fp32) since session 28, and 2 bytes (bf16, fp16) since session 41, whose tiles of three
-  /// runs in shared memory lose with it (channel_shared_chunks), and complex64 since session 48
-  /// for the same reason (its one run); on (1 round) for double. H200, session 28, four same-binary
-  /// rounds over two calls, fp32 [1, T, 1024] for T = 4096, 16384, 65536, 262144 and [1, 2^22,
-  /// 64]: none 0.60, 0.70, 0.73–0.77, 0.77–0.80, 0.61 of copy; 1 round 0.60–0.62, 0.67–0.69,
+  /// runs in shared memory lose with it (channel_shared_chunks), and complex64 since session 49
+  /// for the same reason (its one run); on (1 round) for double and complex128. H200, session
+  /// 28, four same-binary rounds over two calls, fp32 [1, T, 1024] for T = 4096, 16384, 65536,
+  /// 262144 and [1, 2^22, 64]: none 0.60, 0.70, 0.73–0.77, 0.77–0.80, 0.61 of copy; 1 round 0.60–0.62, 0.67–0.69,
   /// 0.73–0.74, 0.76–0.77, 0.60–0.61. [1, 65536, 1024], two rounds: bf16 1 round 0.476 / 0.480
   /// against none 0.462 / 0.469, fp16 0.479 / 0.482 against 0.471 / 0.473, complex64 0.781 /
   /// 0.783 against 0.767 / 0.773. (An earlier fp32 kernel measured 1 round 0.55, 0.71, 0.74,
