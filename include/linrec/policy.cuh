@@ -48,10 +48,11 @@ struct default_policy {
   /// at least one vector. (16 items for the 2-byte types measured 0.24 of copy against 0.72 for
   /// 8 at 1024 rows × 65536 in bf16 on the H200.)
   static constexpr int thread_items = std::max(vector_items, 32 / int(sizeof(Accumulator)));
-  /// Whether a, b and h are all complex64 (cuda::std::complex<float>), whose channel tiles take
-  /// their own defaults (channel_shared_chunks, channel_prefetch_rounds).
-  static constexpr bool complex64_storage = is_complex_v<Accumulator> && sizeof(Accumulator) == 8 &&
-                                            vector_items == 2;
+  /// Whether a, b and h are all complex64 (cuda::std::complex<float>), carried as complex64,
+  /// whose channel tiles take their own defaults (channel_shared_chunks, channel_prefetch_rounds).
+  static constexpr bool complex64_storage =
+      std::is_same_v<A, cuda::std::complex<float>> && std::is_same_v<B, cuda::std::complex<float>> &&
+      std::is_same_v<H, cuda::std::complex<float>> && std::is_same_v<Accumulator, cuda::std::complex<float>>;
 
   /// tiled_lookback: threads per block and items per thread (a tile is their product). With the
   /// deferred look-back, 512 x 8 measured 0.63 of copy at 2^28 on the H200, against 0.61 for
@@ -304,8 +305,8 @@ struct default_policy {
   /// runs in shared memory lose with it (channel_shared_chunks), and complex64 since session 49
   /// for the same reason (its one run); on (1 round) for double and complex128. H200, session
   /// 28, four same-binary rounds over two calls, fp32 [1, T, 1024] for T = 4096, 16384, 65536,
-  /// 262144 and [1, 2^22, 64]: none 0.60, 0.70, 0.73–0.77, 0.77–0.80, 0.61 of copy; 1 round 0.60–0.62, 0.67–0.69,
-  /// 0.73–0.74, 0.76–0.77, 0.60–0.61. [1, 65536, 1024], two rounds: bf16 1 round 0.476 / 0.480
+  /// 262144 and [1, 2^22, 64]: none 0.60, 0.70, 0.73–0.77, 0.77–0.80, 0.61 of copy; 1 round
+  /// 0.60–0.62, 0.67–0.69, 0.73–0.74, 0.76–0.77, 0.60–0.61. [1, 65536, 1024], two rounds: bf16 1 round 0.476 / 0.480
   /// against none 0.462 / 0.469, fp16 0.479 / 0.482 against 0.471 / 0.473, complex64 0.781 /
   /// 0.783 against 0.767 / 0.773. (An earlier fp32 kernel measured 1 round 0.55, 0.71, 0.74,
   /// 0.63 at 4096, 65536, 262144 and 2^22 × 64 against none 0.55, 0.70, 0.72, 0.60; 2 rounds
