@@ -306,11 +306,11 @@ struct default_policy {
   /// for the same reason (its one run); on (1 round) for double and complex128. H200, session
   /// 28, four same-binary rounds over two calls, fp32 [1, T, 1024] for T = 4096, 16384, 65536,
   /// 262144 and [1, 2^22, 64]: none 0.60, 0.70, 0.73–0.77, 0.77–0.80, 0.61 of copy; 1 round
-  /// 0.60–0.62, 0.67–0.69, 0.73–0.74, 0.76–0.77, 0.60–0.61. [1, 65536, 1024], two rounds: bf16 1 round 0.476 / 0.480
-  /// against none 0.462 / 0.469, fp16 0.479 / 0.482 against 0.471 / 0.473, complex64 0.781 /
-  /// 0.783 against 0.767 / 0.773. (An earlier fp32 kernel measured 1 round 0.55, 0.71, 0.74,
-  /// 0.63 at 4096, 65536, 262144 and 2^22 × 64 against none 0.55, 0.70, 0.72, 0.60; 2 rounds
-  /// 0.54, 0.60, 0.60, 0.51, the prefetched tiles outgrowing what L2 keeps.)
+  /// 0.60–0.62, 0.67–0.69, 0.73–0.74, 0.76–0.77, 0.60–0.61. [1, 65536, 1024], two rounds:
+  /// bf16 1 round 0.476 / 0.480 against none 0.462 / 0.469, fp16 0.479 / 0.482 against 0.471 /
+  /// 0.473, complex64 0.781 / 0.783 against 0.767 / 0.773. (An earlier fp32 kernel measured 1
+  /// round 0.55, 0.71, 0.74, 0.63 at 4096, 65536, 262144 and 2^22 × 64 against none 0.55, 0.70,
+  /// 0.72, 0.60; 2 rounds 0.54, 0.60, 0.60, 0.51, the prefetched tiles outgrowing what L2 keeps.)
   static constexpr int channel_prefetch_rounds = vector_items >= 4 || complex64_storage ? 0 : 1;
   /// channel_tiles: what a tile's store reads (the backward pass's h) is asked into L2 when the
   /// tile is loaded, not read from DRAM after its look-back: 0.84 of copy against 0.80 for the
