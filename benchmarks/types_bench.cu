@@ -398,8 +398,8 @@ void register_all() {
         break;
       case linrec::strategy::channel_tiles:
         // L2 asked a round ahead: off for fp32 (session 28), for the 2-byte types (session 41:
-        // their three runs in shared memory lose with it) and for complex64 (session 49: its one
-        // run loses with it; on from session 28).
+        // their three runs in shared memory lose with it) and for complex64 (session 49: its runs
+        // in shared memory lose with it; on from session 28).
         add("tune_bf16_prefetch1", [=](benchmark::State& st) { bench_typed<bf16, tile_prefetch_rounds<bf16, 1>>(st, l); });
         add("tune_fp16_prefetch1", [=](benchmark::State& st) { bench_typed<__half, tile_prefetch_rounds<__half, 1>>(st, l); });
         add("tune_fp32_prefetch1", [=](benchmark::State& st) { bench_typed<float, tile_prefetch_rounds<float, 1>>(st, l); });
@@ -409,11 +409,17 @@ void register_all() {
         add("tune_bf16_window64", [=](benchmark::State& st) { bench_typed<bf16, tile_window<bf16, 1>>(st, l); });
         add("tune_complex64_window64", [=](benchmark::State& st) { bench_typed<cfloat, tile_window<cfloat, 1>>(st, l); });
         add("tune_bf16_shared2", [=](benchmark::State& st) { bench_typed<bf16, tile_shared_runs<bf16, 2, 1>>(st, l); });
-        // complex64's default before session 49: no run in shared memory, L2 asked a round ahead.
-        add("tune_complex64_shared0_prefetch1", [=](benchmark::State& st) { bench_typed<cfloat, tile_shared_runs<cfloat, 0, 1>>(st, l); });
+        // complex64's defaults before: runs of 16 steps in registers, none in shared memory with
+        // L2 asked a round ahead (until session 49), then one in shared memory without it (session
+        // 49); the default since, three runs of 8 (tiles of 1024 steps, as tall), is
+        // tune_complex64_tiles below. Two runs of 8 steps: tiles of 768. (A second run of 16 steps
+        // takes 256 KB a block: it does not fit.)
+        add("tune_complex64_shared0_prefetch1", [=](benchmark::State& st) { bench_typed<cfloat, tile_shared_runs<cfloat, 0, 1, 16>>(st, l); });
+        add("tune_complex64_s16_shared1", [=](benchmark::State& st) { bench_typed<cfloat, tile_shared_runs<cfloat, 1, 0, 16>>(st, l); });
+        add("tune_complex64_s8_shared2", [=](benchmark::State& st) { bench_typed<cfloat, tile_shared_runs<cfloat, 2, 0, 8>>(st, l); });
         // bf16's defaults before: no runs in shared memory (until session 35), one run with the
         // L2 prefetch (sessions 35-40; fp16 too); the default since, three runs without it, is
-        // tune_bf16_tiles below, as complex64's one run (since session 49) is tune_complex64_tiles.
+        // tune_bf16_tiles below.
         add("tune_bf16_shared0", [=](benchmark::State& st) { bench_typed<bf16, tile_shared_runs<bf16, 0>>(st, l); });
         add("tune_bf16_shared1_prefetch1", [=](benchmark::State& st) { bench_typed<bf16, tile_shared_runs<bf16, 1, 1>>(st, l); });
         add("tune_fp16_shared1_prefetch1", [=](benchmark::State& st) { bench_typed<__half, tile_shared_runs<__half, 1, 1>>(st, l); });

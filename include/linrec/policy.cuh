@@ -49,7 +49,8 @@ struct default_policy {
   /// 8 at 1024 rows × 65536 in bf16 on the H200.)
   static constexpr int thread_items = std::max(vector_items, 32 / int(sizeof(Accumulator)));
   /// Whether a, b and h are all complex64 (cuda::std::complex<float>), carried as complex64,
-  /// whose channel tiles take their own defaults (channel_shared_chunks, channel_prefetch_rounds).
+  /// whose channel tiles take their own defaults (channel_steps, channel_shared_chunks,
+  /// channel_prefetch_rounds).
   static constexpr bool complex64_storage =
       std::is_same_v<A, cuda::std::complex<float>> && std::is_same_v<B, cuda::std::complex<float>> &&
       std::is_same_v<H, cuda::std::complex<float>> && std::is_same_v<Accumulator, cuda::std::complex<float>>;
@@ -228,8 +229,19 @@ struct default_policy {
   /// an SM, so one block's loads overlap the other's look-back, lost: bf16 with three shared runs
   /// 0.65 of copy against 0.76 at [1, 65536, 1024], 0.62 against 0.77 at [1, 2^21, 128]; tiles
   /// half as tall pay the same look-back for half the bytes. H100, session 43.)
+  ///
+  /// complex64 (all three operands) scans 8 steps in registers, half as many, and continues them
+  /// in three runs in shared memory (channel_shared_chunks): tiles of 1024 steps, as tall as one
+  /// run of 16 with one shared run (the default in session 49; a second run of 16 steps, 128 KB
+  /// a block, does not fit). H100, session 49, [1, 65536, 1024], three rounds in one call:
+  /// 0.919 / 0.917 / 0.922 of copy against 0.868 / 0.870 / 0.875; at [1, 2^21, 128] 0.868 /
+  /// 0.864 / 0.870 against 0.882 / 0.877 / 0.878; two runs of 8 steps (768): 0.85.
   static constexpr int channel_threads = 256;
-  static constexpr int channel_steps = 2 * channel_walk_steps;
+  static constexpr int channel_steps = complex64_storage ? 8 : 2 * channel_walk_steps;
+  /// channel_tiles, backward pass: the steps each thread scans in registers, in place of
+  /// channel_steps (with channel_backward_shared_chunks). Twice the walk's for every type:
+  /// complex64's forward runs of 8 steps are not measured in the backward pass.
+  static constexpr int channel_backward_steps = 2 * channel_walk_steps;
   static constexpr int channel_min_blocks = 1;
   /// channel_tiles: runs of channel_steps time steps each thread holds in shared memory beyond
   /// the run in its registers, copied there (cp.async) as the tile is claimed; 0 (the default):
@@ -251,7 +263,8 @@ struct default_policy {
   /// at [1, 64512, 1024] 0.76 / 0.76 against 0.70 / 0.71; with the prefetch three runs drop to
   /// 0.57 (session 40). Not yet measured on an H200 (docs/performance.md).
   ///
-  /// One run for complex64 (all three operands), without the L2 prefetch (channel_prefetch_rounds):
+  /// Three runs of 8 steps for complex64 (all three operands; see channel_steps), without the L2
+  /// prefetch (channel_prefetch_rounds), since session 49. Before them, one run of 16 steps:
   /// [1, 65536, 1024] on the H100, session 48, 0.855 / 0.862 of copy against 0.776 / 0.772 for
   /// none with the prefetch (the default before), same binary, two rounds (session 49, this
   /// default's own binary: 0.867 / 0.865 against 0.773 / 0.773); with the prefetch one
@@ -266,7 +279,7 @@ struct default_policy {
   /// chain long (docs/performance.md).
   static constexpr int channel_shared_chunks =
       vector_items >= 8 && sizeof(Accumulator) == 4 ? (sizeof(A) == 2 && sizeof(B) == 2 ? 3 : 1)
-                                                    : (complex64_storage ? 1 : 0);
+                                                    : (complex64_storage ? 3 : 0);
   /// channel_tiles, backward pass: the runs in shared memory its tiles take, in place of
   /// channel_shared_chunks. One for the 2-byte types, none for the rest: bf16 [1, 65536, 1024],
   /// H100, session 41, two rounds: one run 0.76 / 0.77 of copy, three 0.70 / 0.70; session 28

@@ -199,14 +199,19 @@ TEST(tensor_path_choice, few_channel_groups_take_taller_fp32_tiles_forward) {
     EXPECT_EQ(backward.tiling.steps, 512);
     if (e.shared_chunks > 0) EXPECT_GT(backward.temp_bytes, plan.temp_bytes);
   }
-  // The other types keep channel_shared_chunks at any number of groups: none for double, one for
-  // complex64 (whose backward pass takes none), three for bf16 (tiles of 1024 steps: 32 rows of 4
-  // runs of 8 steps), whose backward pass takes one (channel_backward_shared_chunks).
+  // The other types keep channel_shared_chunks at any number of groups: none for double; three
+  // for complex64 and bf16 (tiles of 1024 steps: 32 rows of 4 runs of 8 steps), whose backward
+  // passes take none of 16 steps (complex64: channel_backward_steps) and one of 8 (bf16,
+  // channel_backward_shared_chunks).
   EXPECT_EQ(forward_plan_of<double>(tensor_layout::batch_time_channels(1, 1 << 22, 64)).shared_chunks, 0);
   using complex64 = cuda::std::complex<float>;
   for (const auto& l : {tensor_layout::batch_time_channels(1, 1 << 22, 64), tensor_layout::batch_time_channels(1, 65536, 1024)}) {
-    EXPECT_EQ(forward_plan_of<complex64>(l).shared_chunks, 1);
-    EXPECT_EQ((linrec::detail::backward_plan<complex64, linrec::default_policy<complex64>>(l).shared_chunks), 0);
+    const auto forward = forward_plan_of<complex64>(l);
+    EXPECT_EQ(forward.shared_chunks, 3);
+    EXPECT_EQ(forward.tiling.steps, 1024);
+    const auto backward = linrec::detail::backward_plan<complex64, linrec::default_policy<complex64>>(l);
+    EXPECT_EQ(backward.shared_chunks, 0);
+    EXPECT_EQ(backward.tiling.steps, 512);
   }
   // Only where all three operands are complex64: a real a keeps none.
   EXPECT_EQ((linrec::detail::forward_tensor_plan<complex64, linrec::auto_policy, float, complex64>(

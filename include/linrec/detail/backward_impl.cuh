@@ -108,6 +108,7 @@ status enqueue_backward(const plan& pl, void* temp, const T* a, const T* h, cons
 // pass measured 0.81 of copy with them against 0.85 without).
 template <typename Policy>
 struct adjoint_policy : Policy {
+  static constexpr int channel_steps = Policy::channel_backward_steps;
   static constexpr int channel_shared_chunks = Policy::channel_backward_shared_chunks;
   static constexpr std::int64_t channel_few_groups = 0;
 };
