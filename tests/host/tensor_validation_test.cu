@@ -205,27 +205,26 @@ TEST(tensor_path_choice, few_channel_groups_take_taller_fp32_tiles_forward) {
   // channel_backward_shared_chunks).
   EXPECT_EQ(forward_plan_of<double>(tensor_layout::batch_time_channels(1, 1 << 22, 64)).shared_chunks, 0);
   using complex64 = cuda::std::complex<float>;
-  for (const auto& l : {tensor_layout::batch_time_channels(1, 1 << 22, 64), tensor_layout::batch_time_channels(1, 65536, 1024)}) {
-    const auto forward = forward_plan_of<complex64>(l);
-    EXPECT_EQ(forward.shared_chunks, 3);
-    EXPECT_EQ(forward.tiling.steps, 1024);
-    const auto backward = linrec::detail::backward_plan<complex64, linrec::default_policy<complex64>>(l);
-    EXPECT_EQ(backward.shared_chunks, 0);
-    EXPECT_EQ(backward.tiling.steps, 512);
-  }
+  // Forward and backward tiles of type T: their runs in shared memory and their steps.
+  const auto expect_tiles = [](auto type, int forward_chunks, int backward_chunks) {
+    using T = decltype(type);
+    SCOPED_TRACE(::testing::Message() << "elements of " << sizeof(T) << " bytes");
+    for (const auto& l : {tensor_layout::batch_time_channels(1, 1 << 22, 64), tensor_layout::batch_time_channels(1, 65536, 1024)}) {
+      const auto forward = forward_plan_of<T>(l);
+      EXPECT_EQ(forward.shared_chunks, forward_chunks);
+      EXPECT_EQ(forward.tiling.steps, 1024);
+      const auto backward = linrec::detail::backward_plan<T, linrec::default_policy<T>>(l);
+      EXPECT_EQ(backward.shared_chunks, backward_chunks);
+      EXPECT_EQ(backward.tiling.steps, 512);
+    }
+  };
+  expect_tiles(complex64{}, 3, 0);
+  expect_tiles(__nv_bfloat16{}, 3, 1);
   // Only where all three operands are complex64: a real a keeps none.
   EXPECT_EQ((linrec::detail::forward_tensor_plan<complex64, linrec::auto_policy, float, complex64>(
                  tensor_layout::batch_time_channels(1, 65536, 1024))
                  .shared_chunks),
             0);
-  for (const auto& l : {tensor_layout::batch_time_channels(1, 1 << 22, 64), tensor_layout::batch_time_channels(1, 65536, 1024)}) {
-    const auto forward = forward_plan_of<__nv_bfloat16>(l);
-    EXPECT_EQ(forward.shared_chunks, 3);
-    EXPECT_EQ(forward.tiling.steps, 1024);
-    const auto backward = linrec::detail::backward_plan<__nv_bfloat16, linrec::default_policy<__nv_bfloat16>>(l);
-    EXPECT_EQ(backward.shared_chunks, 1);
-    EXPECT_EQ(backward.tiling.steps, 512);
-  }
 }
 
 TEST(tensor_path_choice, channel_tile_storage_grows_with_tiles) {
