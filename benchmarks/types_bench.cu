@@ -363,6 +363,9 @@ void register_all() {
     add("complex64", [=](benchmark::State& st) { bench_typed<cfloat>(st, l); });
     add("bf16_backward", [=](benchmark::State& st) { bench_typed_backward<__nv_bfloat16>(st, l); });
     add("fp32_backward", [=](benchmark::State& st) { bench_typed_backward<float>(st, l); });
+    // complex64's backward pass keeps runs of 16 steps (channel_backward_steps) where its forward
+    // pass takes runs of 8: this line is what would say whether it should follow.
+    add("complex64_backward", [=](benchmark::State& st) { bench_typed_backward<cfloat>(st, l); });
     using bf16 = __nv_bfloat16;
     switch (linrec::chosen_strategy<bf16, without_narrow_walk>(l)) {
       case linrec::strategy::block_per_row:
