@@ -235,12 +235,14 @@ struct default_policy {
   /// run of 16 with one shared run (the default in session 49; a second run of 16 steps, 128 KB
   /// a block, does not fit). H100, session 49, [1, 65536, 1024], three rounds in one call:
   /// 0.919 / 0.917 / 0.922 of copy against 0.868 / 0.870 / 0.875; at [1, 2^21, 128] 0.868 /
-  /// 0.864 / 0.870 against 0.882 / 0.877 / 0.878; two runs of 8 steps (768): 0.85.
+  /// 0.864 / 0.870 against 0.882 / 0.877 / 0.878; two runs of 8 steps (768): 0.85. Session 50
+  /// (H100, two calls): 0.910 / 0.909 against 0.876 / 0.868; at [1, 2^21, 128] 0.907.
   static constexpr int channel_threads = 256;
   static constexpr int channel_steps = complex64_storage ? 8 : 2 * channel_walk_steps;
   /// channel_tiles, backward pass: the steps each thread scans in registers, in place of
   /// channel_steps (with channel_backward_shared_chunks). Twice the walk's for every type:
-  /// complex64's forward runs of 8 steps are not measured in the backward pass.
+  /// complex64's forward runs of 8 steps are not measured in the backward pass, whose runs of 16
+  /// measured 0.92 of copy at [1, 65536, 1024] (types_bench complex64_backward; H100, session 50).
   static constexpr int channel_backward_steps = 2 * channel_walk_steps;
   static constexpr int channel_min_blocks = 1;
   /// channel_tiles: runs of channel_steps time steps each thread holds in shared memory beyond
@@ -264,7 +266,7 @@ struct default_policy {
   /// 0.57 (session 40). Not yet measured on an H200 (docs/performance.md).
   ///
   /// Three runs of 8 steps for complex64 (all three operands; see channel_steps), without the L2
-  /// prefetch (channel_prefetch_rounds), since session 49. Before them, one run of 16 steps:
+  /// prefetch (channel_prefetch_rounds), since session 50; one run of 16 steps in session 49:
   /// [1, 65536, 1024] on the H100, session 48, 0.855 / 0.862 of copy against 0.776 / 0.772 for
   /// none with the prefetch (the default before), same binary, two rounds (session 49, this
   /// default's own binary: 0.867 / 0.865 against 0.773 / 0.773); with the prefetch one
@@ -316,14 +318,14 @@ struct default_policy {
   /// measured 0.62 of copy with it against 0.83). Off where the narrowest operand has 4 bytes
   /// (fp32) since session 28, and 2 bytes (bf16, fp16) since session 41, whose tiles of three
   /// runs in shared memory lose with it (channel_shared_chunks), and complex64 since session 49
-  /// for the same reason (its one run); on (1 round) for double and complex128. H200, session
-  /// 28, four same-binary rounds over two calls, fp32 [1, T, 1024] for T = 4096, 16384, 65536,
-  /// 262144 and [1, 2^22, 64]: none 0.60, 0.70, 0.73–0.77, 0.77–0.80, 0.61 of copy; 1 round
-  /// 0.60–0.62, 0.67–0.69, 0.73–0.74, 0.76–0.77, 0.60–0.61. [1, 65536, 1024], two rounds:
+  /// for the same reason (its runs in shared memory); on (1 round) for double and complex128.
+  /// H200, session 28, four same-binary rounds over two calls, fp32 [1, T, 1024] for T = 4096,
+  /// 16384, 65536, 262144 and [1, 2^22, 64]: none 0.60, 0.70, 0.73–0.77, 0.77–0.80, 0.61 of copy; 1
+  /// round 0.60–0.62, 0.67–0.69, 0.73–0.74, 0.76–0.77, 0.60–0.61. [1, 65536, 1024], two rounds:
   /// bf16 1 round 0.476 / 0.480 against none 0.462 / 0.469, fp16 0.479 / 0.482 against 0.471 /
-  /// 0.473, complex64 0.781 / 0.783 against 0.767 / 0.773. (An earlier fp32 kernel measured 1
-  /// round 0.55, 0.71, 0.74, 0.63 at 4096, 65536, 262144 and 2^22 × 64 against none 0.55, 0.70,
-  /// 0.72, 0.60; 2 rounds 0.54, 0.60, 0.60, 0.51, the prefetched tiles outgrowing what L2 keeps.)
+  /// 0.473, complex64 0.781 / 0.783 against 0.767 / 0.773. (An earlier fp32 kernel measured 1 round
+  /// 0.55, 0.71, 0.74, 0.63 at 4096, 65536, 262144 and 2^22 × 64 against none 0.55, 0.70, 0.72,
+  /// 0.60; 2 rounds 0.54, 0.60, 0.60, 0.51, the prefetched tiles outgrowing what L2 keeps.)
   static constexpr int channel_prefetch_rounds = vector_items >= 4 || complex64_storage ? 0 : 1;
   /// channel_tiles: what a tile's store reads (the backward pass's h) is asked into L2 when the
   /// tile is loaded, not read from DRAM after its look-back: 0.84 of copy against 0.80 for the
