@@ -415,8 +415,8 @@ void register_all() {
         // complex64's defaults before: runs of 16 steps in registers, none in shared memory with
         // L2 asked a round ahead (until session 49), then one in shared memory without it (session
         // 49); the default since, three runs of 8 (tiles of 1024 steps, as tall), is
-        // tune_complex64_tiles below. Two runs of 8 steps: tiles of 768. (A second run of 16 steps
-        // takes 256 KB a block: it does not fit.)
+        // tune_complex64_tiles below. Two runs of 8 steps: tiles of 768. (Two shared runs of 16
+        // steps take 256 KB a block: they do not fit.)
         add("tune_complex64_shared0_prefetch1", [=](benchmark::State& st) { bench_typed<cfloat, tile_shared_runs<cfloat, 0, 1, 16>>(st, l); });
         add("tune_complex64_s16_shared1", [=](benchmark::State& st) { bench_typed<cfloat, tile_shared_runs<cfloat, 1, 0, 16>>(st, l); });
         add("tune_complex64_s8_shared2", [=](benchmark::State& st) { bench_typed<cfloat, tile_shared_runs<cfloat, 2, 0, 8>>(st, l); });

@@ -232,8 +232,8 @@ struct default_policy {
   ///
   /// complex64 (all three operands) scans 8 steps in registers, half as many, and continues them
   /// in three runs in shared memory (channel_shared_chunks): tiles of 1024 steps, as tall as one
-  /// run of 16 with one shared run (the default in session 49; a second run of 16 steps, 128 KB
-  /// a block, does not fit). H100, session 49, [1, 65536, 1024], three rounds in one call:
+  /// run of 16 with one shared run (the default in session 49; two shared runs of 16 steps, 256
+  /// KB a block, do not fit). H100, session 49, [1, 65536, 1024], three rounds in one call:
   /// 0.919 / 0.917 / 0.922 of copy against 0.868 / 0.870 / 0.875; at [1, 2^21, 128] 0.868 /
   /// 0.864 / 0.870 against 0.882 / 0.877 / 0.878; two runs of 8 steps (768): 0.85. Session 50
   /// (H100, two calls): 0.910 / 0.909 against 0.876 / 0.868; at [1, 2^21, 128] 0.907.

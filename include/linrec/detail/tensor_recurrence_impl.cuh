@@ -53,8 +53,8 @@ status launch_channel_tiles_with(const tensor_plan& pl, void* temp, const Proble
   static_assert(stage_bytes + channel_tiles_static_bytes<threads, Lanes, Policy::channel_steps, Problem> <= 227 * 1024,
                 "channel_shared_chunks (or, where channel_few_groups > 0, channel_few_groups_shared_chunks; in the "
                 "backward pass, channel_backward_shared_chunks) x channel_steps (backward: channel_backward_steps) x "
-                "channel_threads: the runs in shared "
-                "memory and the kernel's own outgrow an SM's 227 KB; lower them, or set channel_few_groups = 0");
+                "channel_threads: the runs in shared memory and the kernel's own outgrow an SM's 227 KB; lower "
+                "them, or set channel_few_groups = 0");
   if constexpr (stage_bytes > 0) {
     if (const cudaError_t e = opt_into_stages(kernel, stage_bytes); e != cudaSuccess) return status(e);
   }
